@@ -1,0 +1,67 @@
+"""Every user-facing string, per language.
+
+Short strings (labels, headings, badges) live in ``assets/i18n/<lang>.json``; long
+explanations in ``assets/content/<lang>/<concept>.md``, cut into named sections by lines of
+the form ``<!-- section: name -->``. A missing language, key or section falls back to English.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Any
+
+import streamlit as st
+
+from ui.registry import ROOT
+
+LANGUAGES: dict[str, str] = {"en": "English"}
+DEFAULT_LANG = "en"
+ASSETS = ROOT / "assets"
+_SECTION = re.compile(r"^<!--\s*section:\s*([\w-]+)\s*-->\s*$", re.MULTILINE)
+
+
+def current_lang() -> str:
+    """The language of this session: ``?lang=`` in the URL, else English."""
+    lang = st.query_params.get("lang", DEFAULT_LANG)
+    return lang if lang in LANGUAGES else DEFAULT_LANG
+
+
+@lru_cache(maxsize=8)
+def strings(lang: str) -> MappingProxyType[str, str]:
+    """The read-only table of short strings of ``lang`` (empty if the file is missing)."""
+    path = ASSETS / "i18n" / f"{lang}.json"
+    if not path.is_file():
+        return MappingProxyType({})
+    return MappingProxyType(json.loads(path.read_text(encoding="utf-8")))
+
+
+def t(key: str, **values: Any) -> str:
+    """The string ``key`` in the session's language, formatted with ``values``."""
+    table = strings(current_lang())
+    text = table.get(key) or strings(DEFAULT_LANG).get(key)
+    if text is None:  # tests/app/test_i18n.py lists keys the code uses but en.json lacks
+        return key
+    return text.format(**values) if values else text
+
+
+@lru_cache(maxsize=64)
+def _sections(lang: str, concept: str) -> MappingProxyType[str, str]:
+    path = ASSETS / "content" / lang / f"{concept}.md"
+    if not path.is_file():
+        return MappingProxyType({})
+    parts = _SECTION.split(path.read_text(encoding="utf-8"))
+    # parts = [preamble, name1, body1, name2, body2, ...]
+    return MappingProxyType({n: b.strip() for n, b in zip(parts[1::2], parts[2::2], strict=True)})
+
+
+def content(concept: str, section: str) -> str:
+    """Section ``section`` of ``assets/content/<lang>/<concept>.md`` (English fallback)."""
+    text = _sections(current_lang(), concept).get(section) or _sections(DEFAULT_LANG, concept).get(
+        section
+    )
+    if text is None:
+        raise KeyError(f"no section '{section}' in assets/content/{DEFAULT_LANG}/{concept}.md")
+    return text

@@ -1,0 +1,78 @@
+"""The map of concepts: one entry per page, in navigation order.
+
+app.py builds ``st.navigation`` from this list, the home page draws its cards from it, the
+tests check that every file in ``pages/`` is registered here, and ``bench/latency`` reads
+``probe`` to know which slider to press and which chart to watch on each page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SECTIONS: tuple[str, ...] = (
+    "foundations",
+    "attention",
+    "efficient",
+    "diffusion",
+    "mathematics",
+)
+
+
+@dataclass(frozen=True)
+class Concept:
+    """One concept page.
+
+    Attributes:
+        slug: language-neutral id; also the URL path, the i18n key prefix and the name of
+            ``assets/content/<lang>/<slug>.md``.
+        section: one of ``SECTIONS``.
+        icon: a Material icon name shown in the navigation and on the home cards.
+        page: file under ``pages/`` once the page exists, ``None`` while it is "coming".
+        probe: ``(slider_key, chart_key)`` that ``bench/latency`` presses and watches.
+    """
+
+    slug: str
+    section: str
+    icon: str
+    page: str | None = None
+    probe: tuple[str, str] | None = None
+
+    @property
+    def ready(self) -> bool:
+        return self.page is not None and (ROOT / "pages" / self.page).is_file()
+
+
+CONCEPTS: tuple[Concept, ...] = (
+    Concept(
+        "softmax",
+        "foundations",
+        ":material/thermostat:",
+        page="softmax.py",
+        probe=("softmax_T", "softmax_probs_chart"),
+    ),
+    Concept("attention_maps", "attention", ":material/grid_on:"),
+    Concept("sparse_attention", "attention", ":material/blur_linear:"),
+    Concept("linear_attention", "attention", ":material/linear_scale:"),
+    Concept("set_transformer", "attention", ":material/scatter_plot:"),
+    Concept("lambda_layers", "attention", ":material/functions:"),
+    Concept("pvt_sra", "efficient", ":material/photo_size_select_small:"),
+    Concept("swin_windows", "efficient", ":material/window:"),
+    Concept("reformer_lsh", "efficient", ":material/tag:"),
+    Concept("routing_clustering", "efficient", ":material/hub:"),
+    Concept("forward_diffusion", "diffusion", ":material/blur_on:"),
+    Concept("diffusion_loss", "diffusion", ":material/function:"),
+    Concept("wallis", "mathematics", ":material/pie_chart:"),
+    Concept("permutations", "mathematics", ":material/swap_horiz:"),
+    Concept("cayley_hamilton", "mathematics", ":material/data_array:"),
+)
+
+
+def concept(slug: str) -> Concept:
+    """The registered concept called ``slug`` (``KeyError`` if there is none)."""
+    for c in CONCEPTS:
+        if c.slug == slug:
+            return c
+    raise KeyError(slug)

@@ -1,0 +1,147 @@
+"""Widgets whose value lives in the URL, so a teacher can share an exact view.
+
+Each wrapper (1) seeds ``st.session_state[key]`` from ``?key=...`` the first time the page
+runs in a session (a bad or stale value falls back to the default, with a short notice),
+(2) draws the widget by ``key`` only, and (3) writes the value back to ``st.query_params``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import streamlit as st
+
+from ui.i18n import t
+
+V = TypeVar("V")
+_NOTICES = "_url_state_notices"
+
+
+def _seed(key: str, default: V, decode: Callable[[str], V]) -> None:
+    if key in st.session_state:
+        return
+    raw = st.query_params.get(key)
+    value = default
+    if raw is not None:
+        try:
+            value = decode(raw)
+        except (ValueError, TypeError):
+            st.session_state.setdefault(_NOTICES, []).append(key)
+    st.session_state[key] = value
+
+
+def _publish(key: str, encode: Callable[[Any], str]) -> None:
+    text = encode(st.session_state[key])
+    if st.query_params.get(key) != text:
+        st.query_params[key] = text
+
+
+def show_notices() -> None:
+    """Tell the user once which link parameters were ignored (call after the controls)."""
+    keys = st.session_state.pop(_NOTICES, None)
+    if keys:
+        st.caption(t("kit.bad_link_params", keys=", ".join(sorted(set(keys)))))
+
+
+def _fmt_float(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def select_slider(
+    label: str, key: str, options: Sequence[float], default: float, **kwargs: Any
+) -> float:
+    """A slider over numeric ``options`` (e.g. log-spaced); the URL holds the value."""
+
+    def decode(raw: str) -> float:
+        x = float(raw)
+        match = [o for o in options if abs(o - x) <= 1e-9 * max(1.0, abs(x))]
+        if not match:
+            raise ValueError(raw)
+        return match[0]
+
+    _seed(key, default, decode)
+    value = st.select_slider(label, options=list(options), key=key, **kwargs)
+    _publish(key, _fmt_float)
+    return value
+
+
+def slider(
+    label: str, key: str, min_value: float, max_value: float, default: float, **kwargs: Any
+) -> Any:
+    """``st.slider`` (int or float, like ``default``); the URL holds the value."""
+    kind = type(default)
+
+    def decode(raw: str) -> Any:
+        x = kind(float(raw)) if kind is int and float(raw).is_integer() else kind(raw)
+        if not min_value <= x <= max_value:
+            raise ValueError(raw)
+        return x
+
+    _seed(key, default, decode)
+    if not min_value <= st.session_state[key] <= max_value:  # the range moved (e.g. B shrank)
+        st.session_state[key] = min(max(st.session_state[key], min_value), max_value)
+    value = st.slider(label, min_value=min_value, max_value=max_value, key=key, **kwargs)
+    _publish(key, str if kind is int else _fmt_float)
+    return value
+
+
+def number(
+    label: str, key: str, min_value: int, max_value: int, default: int, **kwargs: Any
+) -> int:
+    """An integer ``st.number_input`` (seeds and counts); the URL holds the value."""
+
+    def decode(raw: str) -> int:
+        x = int(raw)
+        if not min_value <= x <= max_value:
+            raise ValueError(raw)
+        return x
+
+    _seed(key, default, decode)
+    value = st.number_input(
+        label, min_value=min_value, max_value=max_value, step=1, key=key, **kwargs
+    )
+    _publish(key, str)
+    return int(value)
+
+
+def text(label: str, key: str, default: str, max_chars: int = 200, **kwargs: Any) -> str:
+    """``st.text_input``; the URL holds the text (parsed by the page, never evaluated)."""
+
+    def decode(raw: str) -> str:
+        if len(raw) > max_chars:
+            raise ValueError(raw)
+        return raw
+
+    _seed(key, default, decode)
+    value = st.text_input(label, key=key, max_chars=max_chars, **kwargs)
+    _publish(key, str)
+    return value
+
+
+def choice(label: str, key: str, options: Sequence[str], default: str, **kwargs: Any) -> str:
+    """A segmented control / radio over string ``options``; the URL holds the choice."""
+
+    def decode(raw: str) -> str:
+        if raw not in options:
+            raise ValueError(raw)
+        return raw
+
+    _seed(key, default, decode)
+    value = st.radio(label, options=list(options), key=key, horizontal=True, **kwargs)
+    _publish(key, str)
+    return value
+
+
+def toggle(label: str, key: str, default: bool, **kwargs: Any) -> bool:
+    """``st.toggle``; the URL holds ``1`` or ``0``."""
+
+    def decode(raw: str) -> bool:
+        if raw not in ("0", "1"):
+            raise ValueError(raw)
+        return raw == "1"
+
+    _seed(key, default, decode)
+    value = st.toggle(label, key=key, **kwargs)
+    _publish(key, lambda v: "1" if v else "0")
+    return value
