@@ -1,11 +1,16 @@
 """Shared look of every figure: a colour-blind-safe palette and a compact layout.
 
 Okabe & Ito (2008) colours stay distinguishable under the common colour-vision deficiencies.
+
+Speed matters here (every slider step rebuilds a figure): applying a named Plotly template
+such as ``"plotly_white"`` re-validates the whole template, ~20 ms a figure, and ships ~6 KB
+of template JSON with every chart. So figures use ``template="none"`` and this explicit
+style, passed once to the ``go.Figure`` constructor instead of several ``update_*`` calls.
 """
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
+from typing import Any
 
 BLUE = "#0072B2"
 ORANGE = "#E69F00"
@@ -20,17 +25,47 @@ PALETTE = (BLUE, ORANGE, GREEN, VERMILLION, SKY, PURPLE, YELLOW)
 # Sequential scale for heatmaps (colour-blind safe, perceptually uniform).
 SEQUENTIAL = "Viridis"
 
+_AXIS: dict[str, Any] = {
+    "gridcolor": "#E5E5E5",
+    "zerolinecolor": "#C8C8C8",
+    "linecolor": "#C8C8C8",
+    "showline": True,
+    "ticks": "outside",
+    "tickcolor": "#C8C8C8",
+    "automargin": False,
+}
 
-def layout(fig: go.Figure, *, title: str, x: str, y: str, height: int = 340) -> go.Figure:
-    """Apply the house layout: title, axis titles, small margins, legend on top."""
-    fig.update_layout(
-        title={"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 15}},
-        xaxis_title=x,
-        yaxis_title=y,
-        height=height,
-        margin={"l": 55, "r": 15, "t": 60, "b": 45},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 1.0, "xanchor": "right"},
-        template="plotly_white",
-        colorway=list(PALETTE),
-    )
-    return fig
+
+def layout(
+    *,
+    title: str,
+    x: str,
+    y: str,
+    height: int = 340,
+    xaxis: dict[str, Any] | None = None,
+    yaxis: dict[str, Any] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """The house layout as a dict for ``go.Figure(layout=...)``.
+
+    Args:
+        title, x, y: figure and axis titles.
+        height: pixels.
+        xaxis, yaxis: extra axis settings (``type="log"``, ``range=...``).
+        extra: any other layout property (``barmode=...``).
+    """
+    return {
+        "template": "none",
+        "title": {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 15}},
+        "xaxis": {**_AXIS, "title": {"text": x}, **(xaxis or {})},
+        "yaxis": {**_AXIS, "title": {"text": y}, **(yaxis or {})},
+        "height": height,
+        "margin": {"l": 60, "r": 15, "t": 64, "b": 48},
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 1.0, "xanchor": "right"},
+        "paper_bgcolor": "white",
+        "plot_bgcolor": "white",
+        "font": {"size": 13, "color": "#262730"},
+        "colorway": list(PALETTE),
+        "hoverlabel": {"bgcolor": "white"},
+        **extra,
+    }

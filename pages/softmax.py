@@ -20,62 +20,62 @@ TAUS = sorted({float(f"{x:.2g}") for x in np.geomspace(0.01, 10, 37)} | {0.1, 0.
 DIMS = [2**k for k in range(11)]  # 1 .. 1024
 N_PAIRS = 4000
 
+VIEWS = ("temperature", "sqrt_d", "calibration", "contrastive")
+
 kit.intro(C)
-with st.columns([1, 3])[0]:
-    seed = state.number(t("softmax.seed"), "softmax_seed", 0, 10_000, 0)
-tabs = st.tabs(
-    [t(f"softmax.tab_{k}") for k in ("temperature", "sqrt_d", "calibration", "contrastive")]
-)
+# One part at a time: a slider step re-renders less, and the class looks at one idea.
+view = state.choice(
+    t("softmax.view"), "softmax_view", VIEWS, "temperature",
+    format_func=lambda v: t(f"softmax.tab_{v}"),
+)  # fmt: skip
+
+
+def temperature_part() -> None:
+    kit.explain(C, "temperature")
+    text = state.text(t("softmax.logits"), "softmax_logits", "5, 6, 7")
+    with kit.guard():
+        temperature_view(sm.parse_logits(text))
 
 
 @st.fragment
-def temperature_view() -> None:
-    kit.explain(C, "temperature")
-    left, right = st.columns(2)
-    with left:
-        text = state.text(t("softmax.logits"), "softmax_logits", "5, 6, 7")
-    with right:
-        T = state.select_slider(t("softmax.temperature"), "softmax_T", TEMPERATURES, 1.0)
-    with kit.guard():
-        u = sm.parse_logits(text)
-        p = sm.softmax(u, T)
-        grid = np.geomspace(TEMPERATURES[0], TEMPERATURES[-1], 160)
-        curve = sm.entropy(sm.softmax(u[None, :] / grid[:, None]))
-        H, ln_n = float(sm.entropy(p)), float(np.log(len(u)))
-        labels = [f"u{i + 1} = {x:g}" for i, x in enumerate(u)]
-        a, b = st.columns(2)
-        with a:
-            kit.chart(figs.probability_bars(
-                labels, p, T, title=t("softmax.probs_title", T=f"{T:g}"),
-                y_title=t("softmax.probability"),
-                names=("p", t("softmax.argmax_limit"), t("softmax.uniform_limit")),
-            ), key="softmax_probs_chart")  # fmt: skip
-        with b:
-            kit.chart(figs.entropy_curve(
-                grid, curve, T, H, ln_n, title=t("softmax.entropy_title"),
-                x_title=t("softmax.T_axis"), y_title=t("softmax.entropy_axis"),
-            ), key="softmax_entropy_chart")  # fmt: skip
-        k = int(np.argmax(p))
-        terms = [f"e^{{{x:g}/{T:g}}}" for x in u]
-        denom = " + ".join(terms) if len(terms) <= 4 else f"{terms[0]} + \\cdots + {terms[-1]}"
-        kit.formula(
-            f"p_{{{k + 1}}} = \\frac{{e^{{u_{{{k + 1}}}/T}}}}{{\\sum_j e^{{u_j/T}}}}"
-            f" = \\frac{{{terms[k]}}}{{{denom}}} = {p[k]:.4f}"
-            f"\\qquad H(p) = -\\sum_i p_i \\ln p_i = {H:.4f} \\le \\ln {len(u)} = {ln_n:.4f}"
-        )
-        shifted = sm.softmax(u + 1000.0, T)
-        kit.badges([
+def temperature_view(u: np.ndarray) -> None:
+    """The T slider and everything that follows it (reruns alone on each step)."""
+    T = state.select_slider(t("softmax.temperature"), "softmax_T", TEMPERATURES, 1.0)
+    p = sm.softmax(u, T)
+    k = int(np.argmax(p))
+    labels = [f"u{i + 1} = {x:g}" for i, x in enumerate(u)]
+    grid = np.geomspace(TEMPERATURES[0], TEMPERATURES[-1], 80)
+    curve = sm.entropy(sm.softmax(u[None, :] / grid[:, None]))
+    H, ln_n = float(sm.entropy(p)), float(np.log(len(u)))
+    kit.chart(figs.temperature_figure(
+        labels, p, grid, curve, T, H, ln_n,
+        titles=(t("softmax.probs_title"), t("softmax.entropy_title")),
+        y_titles=(t("softmax.probability"), t("softmax.entropy_axis")), x_title=t("softmax.T_axis"),
+        names=("p", t("softmax.argmax_limit"), "H(T)", t("softmax.current_T")),
+        line_labels=(t("softmax.uniform_limit"), "ln n"),
+    ), key="softmax_probs_chart")  # fmt: skip
+    terms = [f"e^{{{x:g}/{T:g}}}" for x in u]
+    denom = " + ".join(terms) if len(terms) <= 4 else f"{terms[0]} + \\cdots + {terms[-1]}"
+    shifted = sm.softmax(u + 1000.0, T)
+    values = ",\\ ".join(f"{x:.4f}" for x in p)
+    kit.formula(
+        f"\\begin{{gathered}}p = \\mathrm{{softmax}}(u / {T:g}) = ({values})\\\\[6pt]"
+        f"p_{{{k + 1}}} = \\frac{{e^{{u_{{{k + 1}}}/T}}}}{{\\sum_j e^{{u_j/T}}}}"
+        f" = \\frac{{{terms[k]}}}{{{denom}}} = {p[k]:.4f}"
+        f"\\qquad H(p) = -\\sum_i p_i \\ln p_i = {H:.4f} \\le \\ln {len(u)} = {ln_n:.4f}"
+        "\\end{gathered}",
+        checks=[
             kit.Check(t("softmax.check_sum"), abs(p.sum() - 1) < 1e-12, f"{p.sum():.12f}"),
             kit.Check(t("softmax.check_entropy"), -1e-12 <= H <= ln_n + 1e-12),
             kit.Check(t("softmax.check_shift"), np.allclose(shifted, p, rtol=1e-9, atol=1e-12),
                       f"max |Δ| = {np.abs(shifted - p).max():.1e}"),
             kit.Check(t("softmax.check_argmax"), int(np.argmax(u)) == k),
-        ])  # fmt: skip
+        ],
+    )  # fmt: skip
 
 
 @st.fragment
-def sqrt_d_view() -> None:
-    kit.explain(C, "sqrt_d")
+def sqrt_d_view(seed: int) -> None:
     d = state.select_slider(t("softmax.dimension"), "softmax_d", DIMS, 64)
     raw, scaled = cache.dot_products(d, N_PAIRS, seed)
     variances = cache.dot_product_variances(tuple(DIMS), N_PAIRS, seed)
@@ -98,26 +98,25 @@ def sqrt_d_view() -> None:
     cols[1].metric(t("softmax.var_scaled"), f"{v_scaled:.3f}", "1", delta_color="off")
     cols[2].metric(t("softmax.top_weight_raw"), f"{top_raw:.3f}")
     cols[3].metric(t("softmax.top_weight_scaled"), f"{top_scaled:.3f}")
-    kit.formula(
-        f"\\operatorname{{var}}(q\\cdot k) = \\sum_{{i=1}}^{{{d}}} \\operatorname{{var}}(q_i k_i)"
-        f" = {d} \\;(\\text{{sample: }} {v_raw:.4g}),\\qquad"
-        f"\\operatorname{{var}}\\!\\left(\\tfrac{{q\\cdot k}}{{\\sqrt{{{d}}}}}\\right) = 1"
-        f"\\;(\\text{{sample: }} {v_scaled:.4f})"
-    )
 
     def close(x: np.ndarray, target: float) -> bool:  # sample variance within 4 SE of target
         se = np.sqrt(np.var((x - x.mean()) ** 2) / len(x))
         return abs(x.var(ddof=1) - target) <= 4 * se
 
-    kit.badges([
-        kit.Check(t("softmax.check_var_raw"), close(raw, d), t("softmax.within_error")),
-        kit.Check(t("softmax.check_var_scaled"), close(scaled, 1.0), t("softmax.within_error")),
-    ])  # fmt: skip
+    kit.formula(
+        f"\\operatorname{{var}}(q\\cdot k) = \\sum_{{i=1}}^{{{d}}} \\operatorname{{var}}(q_i k_i)"
+        f" = {d} \\;(\\text{{sample: }} {v_raw:.4g}),\\qquad"
+        f"\\operatorname{{var}}\\!\\left(\\tfrac{{q\\cdot k}}{{\\sqrt{{{d}}}}}\\right) = 1"
+        f"\\;(\\text{{sample: }} {v_scaled:.4f})",
+        checks=[
+            kit.Check(t("softmax.check_var_raw"), close(raw, d), t("softmax.within_error")),
+            kit.Check(t("softmax.check_var_scaled"), close(scaled, 1.0), t("softmax.within_error")),
+        ],
+    )  # fmt: skip
 
 
 @st.fragment
-def calibration_view() -> None:
-    kit.explain(C, "calibration")
+def calibration_view(seed: int) -> None:
     left, right = st.columns(2)
     with left:
         s = state.slider(t("softmax.overconfidence"), "softmax_overconf", 1.0, 4.0, 2.5, step=0.25)
@@ -142,28 +141,29 @@ def calibration_view() -> None:
             names=(t("softmax.before"), t("softmax.after", T=f"{T_fit:.2f}"), t("softmax.perfect")),
         ), key="softmax_reliability_chart")  # fmt: skip
     with b:
-        st.metric(t("softmax.fitted_T"), f"{T_fit:.3f}", f"s = {s:g}", delta_color="off")
+        st.metric(t("softmax.fitted_T"), f"{T_fit:.3f}", f"s = {s:g}", delta_color="off",
+                  delta_arrow="off")  # fmt: skip
         st.metric(t("softmax.ece_before"), f"{ece_b:.4f}")
         st.metric(
             t("softmax.ece_after"), f"{ece_a:.4f}", f"{ece_a - ece_b:+.4f}", delta_color="inverse"
         )
     kit.formula(
-        "\\mathrm{ECE} = \\sum_{m=1}^{" + str(M) + "} \\frac{|B_m|}{N}\\,"
+        "\\begin{gathered}\\mathrm{ECE} = \\sum_{m=1}^{" + str(M) + "} \\frac{|B_m|}{N}\\,"
         "\\bigl|\\mathrm{acc}(B_m) - \\mathrm{conf}(B_m)\\bigr|"
-        f" = {ece_b:.4f} \\;\\xrightarrow{{\\;u/T,\\ T = {T_fit:.3f}\\;}}\\; {ece_a:.4f},"
-        "\\qquad T^\\star = \\arg\\min_T -\\tfrac1N\\sum_n \\log \\mathrm{softmax}(u_n/T)_{y_n}"
-    )
-    kit.badges([
+        f" = {ece_b:.4f} \\;\\xrightarrow{{\\;u/T,\\ T = {T_fit:.3f}\\;}}\\; {ece_a:.4f}"
+        "\\\\[6pt] T^\\star = \\arg\\min_T -\\tfrac1N\\sum_n \\log \\mathrm{softmax}(u_n/T)_{y_n}"
+        "\\end{gathered}",
+        checks=[
         kit.Check(t("softmax.check_T"), abs(T_fit - s) <= 0.1 * s, f"{T_fit:.3f} vs {s:g}"),
         kit.Check(t("softmax.check_ece"), ece_a < ece_b or ece_b < 0.02),
         kit.Check(t("softmax.check_accuracy"), bool(np.array_equal(correct_a, correct_b)),
                   f"{correct_b.mean():.3f}"),
-    ])  # fmt: skip
+        ],
+    )  # fmt: skip
 
 
 @st.fragment
-def contrastive_view() -> None:
-    kit.explain(C, "contrastive")
+def contrastive_view(seed: int) -> None:
     cols = st.columns(4)
     with cols[0]:
         tau = state.select_slider(t("softmax.tau"), "softmax_tau", TAUS, 0.5)
@@ -193,26 +193,37 @@ def contrastive_view() -> None:
     ell = -np.log(probs[i, positive])
     sim = "e^{{\\mathrm{{sim}}(z_{{{a}}}, z_{{{b}}})/\\tau}}"
     kit.formula(
+        "\\begin{gathered}"
         f"\\ell_{{{i},{positive}}} = -\\log\\frac{{{sim.format(a=i, b=positive)}}}"
         f"{{\\sum_{{k\\ne {i}}} {sim.format(a=i, b='k')}}} = -\\log {probs[i, positive]:.4f}"
-        f" = {ell:.4f},\\qquad \\mathcal{{L}} = \\frac{{1}}{{{2 * B}}}\\sum_i \\ell_i = {loss:.4f}"
-    )
-    kit.badges([
+        f" = {ell:.4f}\\\\[6pt] \\mathcal{{L}} = \\frac{{1}}{{{2 * B}}}\\sum_i \\ell_i = {loss:.4f}"
+        "\\end{gathered}",
+        checks=[
         kit.Check(t("softmax.check_row"), abs(probs[i].sum() - 1) < 1e-12),
         kit.Check(t("softmax.check_loss"), ell >= 0),
         kit.Check(t("softmax.check_limit"), abs(sm.nt_xent(z, 1e6)[0] - np.log(2 * B - 1)) < 1e-4,
                   f"ln {2 * B - 1} = {np.log(2 * B - 1):.4f}"),
-    ])  # fmt: skip
+        ],
+    )  # fmt: skip
 
 
-with tabs[0]:
-    temperature_view()
-with tabs[1]:
-    sqrt_d_view()
-with tabs[2]:
-    calibration_view()
-with tabs[3]:
-    contrastive_view()
+def random_part(explain: str, view_fn) -> None:
+    kit.explain(C, explain)
+    with st.columns([1, 3])[0]:
+        seed = state.number(t("softmax.seed"), "softmax_seed", 0, 10_000, 0)
+    view_fn(seed)
+
+
+if view == "temperature":
+    temperature_part()
+elif view == "sqrt_d":
+    random_part("sqrt_d", sqrt_d_view)
+elif view == "calibration":
+    random_part("calibration", calibration_view)
+else:
+    random_part("contrastive", contrastive_view)
 state.show_notices()
 kit.try_this(C)
-kit.show_code(sm.softmax, sm.entropy, sm.expected_calibration_error, sm.fit_temperature, sm.nt_xent)
+kit.show_code(
+    C, sm.softmax, sm.entropy, sm.expected_calibration_error, sm.fit_temperature, sm.nt_xent
+)

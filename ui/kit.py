@@ -40,15 +40,7 @@ def explain(concept: str, section: str) -> None:
 
 def chart(fig: go.Figure, key: str) -> None:
     """A Plotly figure, full width, with the app's offline-friendly toolbar."""
-    st.plotly_chart(fig, key=key, width="stretch", config=PLOTLY_CONFIG)
-
-
-def formula(latex: str, caption: str | None = None) -> None:
-    """The formula with today's numbers substituted (KaTeX, shipped with Streamlit)."""
-    with st.container(border=True):
-        st.latex(latex)
-        if caption:
-            st.caption(caption)
+    st.plotly_chart(fig, key=key, width="stretch", config=PLOTLY_CONFIG, theme=None)
 
 
 @dataclass(frozen=True)
@@ -60,13 +52,31 @@ class Check:
     detail: str = ""
 
 
-def badges(checks: Sequence[Check]) -> None:
-    """Invariant badges in one row: green ✓ when the invariant holds, red ✗ when not."""
+def _badge_line(checks: Sequence[Check]) -> str:
     parts = []
     for c in checks:
         text = f"{c.label}{' — ' + c.detail if c.detail else ''}".replace("]", "\\]")
         parts.append(f":green-badge[✓ {text}]" if c.ok else f":red-badge[✗ {text}]")
-    st.markdown("&nbsp; ".join(parts))
+    return "&nbsp; ".join(parts)
+
+
+def formula(latex: str, checks: Sequence[Check] = (), caption: str | None = None) -> None:
+    """The formula with today's numbers, and the invariant badges under it.
+
+    One Markdown element (KaTeX display math + badges): every element a slider step
+    re-renders costs browser time, so the formula and its checks travel together.
+    """
+    body = f"$$\n{latex}\n$$"
+    if caption:
+        body += f"\n\n*{caption}*"
+    if checks:
+        body += "\n\n" + _badge_line(checks)
+    st.markdown(body)
+
+
+def badges(checks: Sequence[Check]) -> None:
+    """Invariant badges in one row: green ✓ when the invariant holds, red ✗ when not."""
+    st.markdown(_badge_line(checks))
 
 
 def try_this(concept: str) -> None:
@@ -81,12 +91,18 @@ def _source(fn: Callable[..., Any]) -> str:
     return inspect.getsource(fn)
 
 
-def show_code(*functions: Callable[..., Any]) -> None:
-    """An expander with the tested source of the core functions this page calls."""
-    with st.expander(t("kit.show_code")):
-        for fn in functions:
-            st.caption(f"`{fn.__module__}.{fn.__qualname__}`")
-            st.code(_source(fn), language="python")
+def show_code(concept: str, *functions: Callable[..., Any]) -> None:
+    """An expander with the tested source of the core functions this page calls.
+
+    Lazy: the (long, syntax-highlighted) source is only sent while the expander is open,
+    because the browser re-renders it on every slider step otherwise.
+    """
+    box = st.expander(t("kit.show_code"), key=f"{concept}_code", on_change="rerun")
+    if box.open:
+        with box:
+            for fn in functions:
+                st.caption(f"`{fn.__module__}.{fn.__qualname__}`")
+                st.code(_source(fn), language="python")
 
 
 @contextmanager

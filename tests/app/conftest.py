@@ -1,0 +1,26 @@
+"""AppTest helpers: run the real app.py (st.navigation) and switch to a page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+
+
+def open_page(page: str | None, query: dict[str, str] | None = None) -> AppTest:
+    """AppTest of app.py, switched to ``pages/<page>`` (home when ``page`` is None)."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(query or {})
+    at.run()
+    if page is not None:
+        at.switch_page(f"pages/{page}").run()
+    return at
+
+
+@pytest.fixture
+def page_app():
+    return open_page

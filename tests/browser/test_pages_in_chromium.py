@@ -1,0 +1,101 @@
+"""Every page in a real browser: loads, a control moves, its chart changes, no error."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from bench.server import ROOT, streamlit_server
+from tests.browser.conftest import screenshot, wait_for_app
+from ui.registry import CONCEPTS
+
+PROBED = [c for c in CONCEPTS if c.ready and c.probe]
+ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+
+
+def chart_html(page: Page, key: str) -> str:
+    return page.locator(f".st-key-{key} .js-plotly-plot").first.inner_html()
+
+
+def test_home_lists_the_concepts_and_links_to_ready_pages(page, server):
+    page.goto(server.url)
+    wait_for_app(page)
+    expect(page.locator("h1").first).to_have_text("Attention & Diffusion Lab")
+    expect(page.locator(ERRORS)).to_have_count(0)
+    sidebar = page.locator('[data-testid="stSidebarNav"]')
+    for section in ("Foundations",):
+        expect(sidebar).to_contain_text(section)
+    screenshot(page, "home")
+    page.get_by_role("link", name="Open").first.click()
+    wait_for_app(page)
+    assert urlparse(page.url).path.strip("/") == PROBED[0].slug
+
+
+@pytest.mark.parametrize("concept", PROBED, ids=lambda c: c.slug)
+def test_page_loads_and_its_chart_follows_the_slider(page, server, concept):
+    slider_key, chart_key = concept.probe
+    page.goto(f"{server.url}/{concept.slug}")
+    wait_for_app(page)
+    page.wait_for_selector(f".st-key-{chart_key} .js-plotly-plot .main-svg")
+    expect(page.locator(ERRORS)).to_have_count(0)
+    screenshot(page, concept.slug)
+
+    before = chart_html(page, chart_key)
+    thumb = page.locator(f".st-key-{slider_key} input[type=range]").first
+    value_before = thumb.input_value()
+    thumb.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        """([key, before]) => {
+            const el = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+            return el && el.innerHTML !== before;
+        }""",
+        arg=[chart_key, before],
+    )
+    wait_for_app(page)
+    assert thumb.input_value() != value_before
+    expect(page.locator(ERRORS)).to_have_count(0)
+    # the new value is in the address bar, ready to share
+    query = parse_qs(urlparse(page.url).query)
+    assert slider_key in query
+
+
+def test_a_shared_link_restores_the_exact_view(page, server):
+    page.goto(f"{server.url}/softmax?softmax_T=0.3&softmax_logits=5%2C+6%2C+7")
+    wait_for_app(page)
+    expect(page.locator(".st-key-softmax_T input[type=range]")).to_have_attribute(
+        "aria-valuetext", re.compile(r"0\.3")
+    )
+    expect(page.locator('[data-testid="stMain"]')).to_contain_text("0.9644")
+    screenshot(page, "softmax-shared-link")
+
+
+def test_bad_input_shows_a_message_and_the_page_keeps_working(page, server):
+    page.goto(f"{server.url}/softmax")
+    wait_for_app(page)
+    box = page.locator(".st-key-softmax_logits input")
+    box.fill("__import__('os').system('id')")
+    box.press("Enter")
+    expect(page.locator('[data-testid="stAlertContentError"]')).to_contain_text("can't be used")
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+    screenshot(page, "softmax-bad-input")
+    box.fill("1, 2, 3")
+    box.press("Enter")
+    expect(page.locator('[data-testid="stAlertContentError"]')).to_have_count(0)
+
+
+def test_a_deep_link_on_a_fresh_server_still_goes_through_app_py(browser):
+    """Streamlit runs pages/<x>.py alone on a fresh server unless ui.boot reruns it."""
+    with streamlit_server(ROOT / "app.py") as fresh:
+        ctx = browser.new_context()
+        page = ctx.new_page()
+        page.goto(f"{fresh.url}/softmax")
+        wait_for_app(page)
+        nav = page.locator('[data-testid="stSidebarNav"]')
+        expect(nav).to_contain_text("Foundations")
+        expect(nav).to_contain_text("Home")
+        expect(page.locator("h1").first).to_have_text("Softmax & temperature")
+        ctx.close()
