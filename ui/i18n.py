@@ -1,6 +1,7 @@
 """Every user-facing string, per language.
 
-Short strings (labels, headings, badges) live in ``assets/i18n/<lang>.json``; long
+Short strings (labels, headings, badges) live in ``assets/i18n/<lang>.json`` and, per
+concept, ``assets/i18n/<lang>/<concept>.json`` (merged; keys ``<concept>.<name>``); long
 explanations in ``assets/content/<lang>/<concept>.md``, cut into named sections by lines of
 the form ``<!-- section: name -->``. A missing language, key or section falls back to English.
 """
@@ -31,11 +32,14 @@ def current_lang() -> str:
 
 @lru_cache(maxsize=8)
 def strings(lang: str) -> MappingProxyType[str, str]:
-    """The read-only table of short strings of ``lang`` (empty if the file is missing)."""
-    path = ASSETS / "i18n" / f"{lang}.json"
-    if not path.is_file():
-        return MappingProxyType({})
-    return MappingProxyType(json.loads(path.read_text(encoding="utf-8")))
+    """The read-only table of short strings of ``lang`` (empty if there are no files)."""
+    folder = ASSETS / "i18n"
+    paths = [folder / f"{lang}.json", *sorted((folder / lang).glob("*.json"))]
+    table: dict[str, str] = {}
+    for path in paths:
+        if path.is_file():
+            table.update(json.loads(path.read_text(encoding="utf-8")))
+    return MappingProxyType(table)
 
 
 def t(key: str, **values: Any) -> str:

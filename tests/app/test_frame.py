@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
 from tests.app.conftest import ROOT, open_page
+from ui.i18n import strings
 from ui.registry import CONCEPTS, SECTIONS
 
 READY = [c for c in CONCEPTS if c.ready]
@@ -40,7 +40,7 @@ def test_home_runs_and_lists_every_concept():
     at = open_page(None)
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)
-    en = json.loads((ROOT / "assets/i18n/en.json").read_text())
+    en = dict(strings("en"))
     for c in CONCEPTS:
         assert en[f"{c.slug}.title"] in text
 
@@ -50,10 +50,7 @@ def test_every_registered_page_runs_without_exception(concept):
     at = open_page(concept.page)
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    assert (
-        at.title[0].value
-        == json.loads((ROOT / "assets/i18n/en.json").read_text())[f"{concept.slug}.title"]
-    )
+    assert at.title[0].value == dict(strings("en"))[f"{concept.slug}.title"]
     # the page contract: formula, invariant badges (all green), try-this, show-the-code
     formulas = [m.value for m in at.markdown if m.value.startswith("$$")]
     assert formulas, "a formula with the current numbers"
@@ -63,7 +60,7 @@ def test_every_registered_page_runs_without_exception(concept):
 
 
 def test_every_string_key_used_in_the_code_exists_in_english():
-    en = json.loads((ROOT / "assets/i18n/en.json").read_text())
+    en = dict(strings("en"))
     used = set()
     for folder in ("app.py", "pages", "ui"):
         for path in [ROOT / folder] if folder.endswith(".py") else (ROOT / folder).rglob("*.py"):
