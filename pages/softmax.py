@@ -15,8 +15,13 @@ from ui.i18n import t
 require_entrypoint()
 
 C = "softmax"
-TEMPERATURES = sorted({float(f"{x:.2g}") for x in np.geomspace(0.05, 20, 49)} | {0.3, 1.0, 10.0})
-TAUS = sorted({float(f"{x:.2g}") for x in np.geomspace(0.01, 10, 37)} | {0.1, 0.5, 1.0})
+TEMPERATURES = sorted(
+    {float(f"{x:.2g}") for x in np.geomspace(0.05, 20, 49)}
+    | {0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0}
+)
+# 1-2-5 steps plus the values the "try this" prompts name
+NICE = {float(f"{m * 10.0**e:.2g}") for e in range(-2, 1) for m in (1, 2, 5)}  # 0.01 .. 5
+TAUS = sorted({float(f"{x:.2g}") for x in np.geomspace(0.01, 10, 37)} | NICE | {10.0})
 DIMS = [2**k for k in range(11)]  # 1 .. 1024
 N_PAIRS = 4000
 
@@ -94,8 +99,12 @@ def sqrt_d_view(seed: int) -> None:
     top_raw = sm.softmax(raw.reshape(-1, 16)).max(axis=1).mean()
     top_scaled = sm.softmax(scaled.reshape(-1, 16)).max(axis=1).mean()
     cols = st.columns(4)
-    cols[0].metric(t("softmax.var_raw"), f"{v_raw:.3g}", f"d = {d}", delta_color="off")
-    cols[1].metric(t("softmax.var_scaled"), f"{v_scaled:.3f}", "1", delta_color="off")
+    cols[0].metric(
+        t("softmax.var_raw"), f"{v_raw:.3g}", f"d = {d}", delta_color="off", delta_arrow="off"
+    )
+    cols[1].metric(
+        t("softmax.var_scaled"), f"{v_scaled:.3f}", "1", delta_color="off", delta_arrow="off"
+    )
     cols[2].metric(t("softmax.top_weight_raw"), f"{top_raw:.3f}")
     cols[3].metric(t("softmax.top_weight_scaled"), f"{top_scaled:.3f}")
 
