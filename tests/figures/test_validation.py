@@ -1,0 +1,51 @@
+"""Every figure builder's output passes Plotly's full validation.
+
+The builders skip validation for speed (figures/style.py); this is where it happens instead.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core import softmax as sm
+from figures import softmax as figs
+from tests.figures.validation import assert_valid_plotly
+
+U = np.array([5.0, 6.0, 7.0])
+P = sm.softmax(U)
+GRID = np.geomspace(0.05, 20, 30)
+CURVE = sm.entropy(sm.softmax(U[None, :] / GRID[:, None]))
+RAW, SCALED = sm.sample_dot_products(8, 200, np.random.default_rng(0))
+EDGES = np.linspace(0, 1, 6)
+ACC = np.array([np.nan, 0.2, 0.5, 0.6, 0.9])
+_, NCE = sm.nt_xent(sm.positive_pairs(3, 4, 0.3, np.random.default_rng(0)), 0.5)
+T3 = {"title": "t", "x_title": "x", "y_title": "y"}
+
+BUILDERS = {
+    "probability_bars": lambda: figs.probability_bars(["a", "b", "c"], P, 1.0, title="t",
+                                                      y_title="p"),
+    "entropy_curve": lambda: figs.entropy_curve(GRID, CURVE, 1.0, 0.8, np.log(3), **T3),
+    "temperature_figure": lambda: figs.temperature_figure(
+        ["a", "b", "c"], P, GRID, CURVE, 1.0, 0.8, np.log(3), titles=("a", "b"),
+        y_titles=("p", "H"), x_title="T"),
+    "dot_product_histograms": lambda: figs.dot_product_histograms(RAW, SCALED, **T3),
+    "variance_vs_dimension": lambda: figs.variance_vs_dimension(
+        [1, 2, 4], np.array([[1.0, 1.0], [2.0, 1.0], [4.0, 1.0]]), 2, **T3),
+    "reliability_diagram": lambda: figs.reliability_diagram(EDGES, ACC, ACC, **T3),
+    "contrastive_distribution": lambda: figs.contrastive_distribution(NCE[0], 3, 0, **T3),
+    "loss_vs_tau": lambda: figs.loss_vs_tau(GRID, CURVE, 1.0, 0.8, **T3),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_softmax_figures_pass_full_validation(name):
+    assert_valid_plotly(BUILDERS[name]())
+
+
+def test_validation_catches_a_bad_property():
+    from figures.style import figure
+
+    bad = figure([{"type": "bar", "x": [1], "y": [1], "colour": "red"}], {})
+    with pytest.raises(ValueError, match="colour"):
+        assert_valid_plotly(bad)
