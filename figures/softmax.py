@@ -111,7 +111,8 @@ def temperature_figure(
          "xanchor": "left", "yanchor": "bottom", "showarrow": False, "font": {"size": 14}}
         for text, x in ((titles[0], 0.0), (titles[1], 0.56))
     ] + [
-        {**note, "text": line_labels[0], "x": 0.44, "y": 1.0 / n, "yref": "y"},
+        {**note, "text": line_labels[0], "x": 0.0, "xanchor": "left", "y": 1.0 / n, "yref": "y",
+         "bgcolor": "rgba(255,255,255,0.85)"},
         {**note, "text": line_labels[1], "x": 1.0, "y": max_entropy, "yref": "y2"},
     ]  # fmt: skip
     dash = {"color": GREY, "dash": "dash", "width": 1.5}
