@@ -1,0 +1,498 @@
+"""Scaled dot-product attention, heads, masks, sparse patterns and linear attention (numpy).
+
+    Attention(Q, K, V) = softmax(Q K^T / sqrt(d) + mask) V   (Vaswani et al. 2017, §3.2.1)
+    head_i = Attention(X W_i^Q, X W_i^K, X W_i^V);  MHA = Concat(head_1..head_h) W^O      (§3.2.2)
+    linear: V'_i = phi(Q_i)^T (sum_j phi(K_j) V_j^T) / phi(Q_i)^T sum_j phi(K_j),  phi = elu + 1
+                                                            (Katharopoulos et al. 2020, §3.2-3.3)
+
+Sparse patterns follow Beltagy et al. 2020 (Longformer: sliding window, dilated, global),
+Zaheer et al. 2020 (BigBird: global + window + random), Ainslie et al. 2020 (ETC) and Guo et
+al. 2019 (Star-Transformer: a relay node and a ring).
+
+Conventions: a bool mask is True where a query *may* attend a key (torch's
+``scaled_dot_product_attention`` convention; ``nn.MultiheadAttention`` uses the opposite).
+A query row with no allowed key gets all-zero weights and an all-zero output, never NaN.
+
+Shape legend: B batch, N tokens (L queries, S keys), D model channels, h heads,
+d = D / h channels per head (or the q/k size), dv value size.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+Array = NDArray[np.float64]
+BoolArray = NDArray[np.bool_]
+
+MAX_TOKENS = 32
+Preset = Literal[
+    "band", "dilated", "global", "random", "block_local", "star", "longformer", "etc", "bigbird"
+]
+PRESETS: tuple[str, ...] = (
+    "band", "dilated", "global", "random", "block_local", "star", "longformer", "etc", "bigbird"
+)  # fmt: skip
+
+
+def _as_array(x: ArrayLike, name: str, min_ndim: int = 2) -> Array:
+    arr = np.asarray(x, dtype=np.float64)
+    if arr.ndim < min_ndim:
+        raise ValueError(f"{name} needs at least {min_ndim} dimensions, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty (shape {arr.shape})")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite numbers (no nan or infinity)")
+    return arr
+
+
+# ---- scaled dot-product attention --------------------------------------------------------
+
+
+def masked_softmax(scores: Array, mask: ArrayLike | None = None) -> Array:
+    """Softmax over the last axis, only over allowed entries; fully masked rows give zeros.
+
+    Args:
+        scores: (..., L, S) real scores.
+        mask: bool, broadcastable to ``scores``; True = may attend. ``None``: all allowed.
+
+    Returns:
+        (..., L, S) weights: each row sums to 1, or is all zeros when nothing is allowed.
+    """
+    if mask is None:
+        z = scores - scores.max(axis=-1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=-1, keepdims=True)
+    allowed = np.broadcast_to(np.asarray(mask, dtype=bool), scores.shape)
+    masked = np.where(allowed, scores, -np.inf)
+    top = masked.max(axis=-1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)  # a row with no allowed key: any finite shift
+    e = np.where(allowed, np.exp(np.where(allowed, scores - top, 0.0)), 0.0)
+    total = e.sum(axis=-1, keepdims=True)
+    # 0 / 1 = 0 for a fully masked row instead of 0 / 0 = NaN
+    return e / np.where(total > 0, total, 1.0)
+
+
+def _check_mask(mask: ArrayLike | None, shape: tuple[int, ...]) -> BoolArray | None:
+    if mask is None:
+        return None
+    m = np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise ValueError("the mask must be boolean: True = may attend, False = blocked")
+    try:
+        np.broadcast_shapes(m.shape, shape)
+    except ValueError:
+        raise ValueError(f"mask of shape {m.shape} does not fit scores of shape {shape}") from None
+    return m
+
+
+def scaled_dot_product_attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+) -> tuple[Array, Array]:
+    """softmax(q k^T / sqrt(d)) v with an optional bool mask (True = may attend).
+
+    Args:
+        q: (..., L, d) queries.
+        k: (..., S, d) keys.
+        v: (..., S, dv) values.
+        mask: bool, broadcastable to (..., L, S).
+        scale: multiplies the scores; default 1/sqrt(d), as in the paper and in torch.
+
+    Returns:
+        ``(out, weights)``: (..., L, dv) and (..., L, S). A query with no allowed key gets
+        zero weights and a zero output.
+
+    >>> out, w = scaled_dot_product_attention(np.eye(2), np.eye(2), [[1.0], [3.0]])
+    >>> w.sum(axis=-1).tolist()
+    [1.0, 1.0]
+    """
+    Q, K, V = _as_array(q, "q"), _as_array(k, "k"), _as_array(v, "v")
+    d = Q.shape[-1]
+    if K.shape[-1] != d:
+        raise ValueError(f"q and k need the same size d: q has {d}, k has {K.shape[-1]}")
+    if K.shape[-2] != V.shape[-2]:
+        raise ValueError(f"k and v need the same number of keys: {K.shape[-2]} vs {V.shape[-2]}")
+    s = 1.0 / np.sqrt(d) if scale is None else float(scale)
+    # scores_ij = q_i . k_j / sqrt(d)
+    scores = (Q @ np.swapaxes(K, -1, -2)) * s  # (..., L, S)
+    weights = masked_softmax(scores, _check_mask(mask, scores.shape))
+    return weights @ V, weights  # (..., L, dv), (..., L, S)
+
+
+def causal_mask(length_q: int, length_k: int | None = None) -> BoolArray:
+    """(L, S) lower-triangular mask, top-left aligned: query i may attend keys j <= i.
+
+    The same convention as torch's ``is_causal=True`` when L != S.
+
+    >>> causal_mask(2, 3).astype(int).tolist()
+    [[1, 0, 0], [1, 1, 0]]
+    """
+    L = int(length_q)
+    S = L if length_k is None else int(length_k)
+    if L < 1 or S < 1:
+        raise ValueError("a causal mask needs at least one query and one key")
+    return np.tril(np.ones((L, S), dtype=bool))
+
+
+def padding_mask(n_tokens: int, n_padding: int) -> BoolArray:
+    """(N, N) mask for a sequence whose last ``n_padding`` tokens are padding.
+
+    No query attends a padding key, and padding queries attend nothing (their rows are
+    fully masked, so their weights and outputs are zeros).
+    """
+    N, P = int(n_tokens), int(n_padding)
+    if not 0 <= P <= N:
+        raise ValueError(f"padding must be between 0 and the {N} tokens, got {P}")
+    real = np.arange(N) < N - P
+    return real[:, None] & real[None, :]
+
+
+# ---- heads -----------------------------------------------------------------------------------
+
+
+def split_heads(x: Array, n_heads: int) -> Array:
+    """(..., N, D) -> (..., h, N, D/h): "(n (h d)) -> (h n d)" in einops."""
+    *lead, N, D = x.shape
+    return np.swapaxes(x.reshape(*lead, N, n_heads, D // n_heads), -3, -2)  # (..., h, N, d)
+
+
+def merge_heads(x: Array) -> Array:
+    """(..., h, N, d) -> (..., N, h*d): the concatenation of the heads."""
+    *lead, h, N, d = x.shape
+    return np.swapaxes(x, -3, -2).reshape(*lead, N, h * d)
+
+
+def check_heads(d_model: int, n_heads: int) -> int:
+    """The per-head size D / h; ``ValueError`` if h does not divide D."""
+    if n_heads < 1:
+        raise ValueError(f"the number of heads must be at least 1, got {n_heads}")
+    if d_model % n_heads:
+        raise ValueError(
+            f"D = {d_model} is not divisible by h = {n_heads} heads: pick h among "
+            f"{[h for h in range(1, min(d_model, 16) + 1) if d_model % h == 0]}"
+        )
+    return d_model // n_heads
+
+
+def multi_head_attention(
+    x: ArrayLike,
+    w_q: ArrayLike,
+    w_k: ArrayLike,
+    w_v: ArrayLike,
+    w_o: ArrayLike,
+    n_heads: int,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+) -> tuple[Array, Array]:
+    """Self-attention with h heads: Q = x W^Q, K = x W^K, V = x W^V, out = Concat(heads) W^O.
+
+    Args:
+        x: (..., N, D) tokens.
+        w_q, w_k, w_v, w_o: (D, D) projections, applied as ``x @ w`` (the paper's X W^Q).
+        n_heads: h, must divide D.
+        mask: bool, broadcastable to (..., h, N, N) (an (N, N) mask is shared by all heads).
+        scale: default 1/sqrt(D/h), the per-head size (Vaswani et al.: 1/sqrt(64) = 1/8).
+
+    Returns:
+        ``(out, weights)``: (..., N, D) and (..., h, N, N).
+    """
+    X = _as_array(x, "x")
+    D = X.shape[-1]
+    d = check_heads(D, n_heads)
+    Ws = [_as_array(w, name) for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v"))]
+    W_o = _as_array(w_o, "w_o")
+    for W, name in (*zip(Ws, ("w_q", "w_k", "w_v"), strict=True), (W_o, "w_o")):
+        if W.shape != (D, D):
+            raise ValueError(f"{name} must be ({D}, {D}) for D = {D}, got {W.shape}")
+    Q, K, V = (split_heads(X @ W, n_heads) for W in Ws)  # (..., h, N, d) each
+    s = 1.0 / np.sqrt(d) if scale is None else float(scale)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask, scale=s)  # (..., h, N, d)
+    return merge_heads(heads) @ W_o, weights  # (..., N, D), (..., h, N, N)
+
+
+def row_entropy(weights: ArrayLike) -> Array:
+    """Entropy in nats of each row of attention weights (an all-zero row has entropy 0)."""
+    p = np.asarray(weights, dtype=np.float64)
+    logs = np.log(np.where(p > 0, p, 1.0))
+    return -(p * logs).sum(axis=-1)
+
+
+# ---- tokens for the demo -----------------------------------------------------------------
+
+
+def tokenize(sentence: str, max_tokens: int = MAX_TOKENS) -> list[str]:
+    """Split a sentence into word tokens (whitespace; punctuation stays attached).
+
+    >>> tokenize("the cat sat")
+    ['the', 'cat', 'sat']
+    """
+    tokens = sentence.split()
+    if not tokens:
+        raise ValueError("type a sentence with at least one word")
+    if len(tokens) > max_tokens:
+        raise ValueError(f"at most {max_tokens} words, please: this one has {len(tokens)}")
+    if any(len(tok) > 24 for tok in tokens):
+        raise ValueError("one of the words is longer than 24 characters")
+    return tokens
+
+
+def token_embeddings(tokens: Sequence[str], d: int, seed: int) -> Array:
+    """(N, d) embeddings, N(0, 1) entries; the same word (case-insensitive) gets the same row.
+
+    Each word's vector comes from a generator seeded by ``(seed, crc32(word))``, so it does
+    not depend on the rest of the sentence (attention has no notion of order without a
+    positional encoding: equal words give equal rows).
+    """
+    if d < 1:
+        raise ValueError(f"the embedding size d must be at least 1, got {d}")
+    rows = [
+        np.random.default_rng([seed, zlib.crc32(tok.lower().encode())]).standard_normal(d)
+        for tok in tokens
+    ]
+    return np.array(rows, dtype=np.float64).reshape(len(tokens), d)
+
+
+def random_projections(d_model: int, rng: np.random.Generator, count: int = 4) -> list[Array]:
+    """``count`` (D, D) matrices with N(0, 1/D) entries: they keep unit-variance features."""
+    return [rng.standard_normal((d_model, d_model)) / np.sqrt(d_model) for _ in range(count)]
+
+
+# ---- sparse patterns -------------------------------------------------------------------------
+
+
+def _offsets(n: int) -> NDArray[np.int64]:
+    if n < 1:
+        raise ValueError(f"the sequence needs at least one token, got n = {n}")
+    i = np.arange(n)
+    return i[:, None] - i[None, :]  # (n, n): i - j
+
+
+def band_mask(n: int, width: int) -> BoolArray:
+    """Sliding window: query i may attend key j when |i - j| <= width."""
+    if width < 0:
+        raise ValueError(f"the window width must be >= 0, got {width}")
+    return np.abs(_offsets(n)) <= width
+
+
+def dilated_mask(n: int, width: int, dilation: int) -> BoolArray:
+    """Dilated window: |i - j| <= width * dilation and dilation divides i - j."""
+    if width < 0 or dilation < 1:
+        raise ValueError(f"need width >= 0 and dilation >= 1, got {width} and {dilation}")
+    off = _offsets(n)
+    return (np.abs(off) <= width * dilation) & (off % dilation == 0)
+
+
+def global_mask(n: int, indices: Sequence[int]) -> BoolArray:
+    """Global tokens attend every token and every token attends them (rows and columns)."""
+    idx = np.asarray(list(indices), dtype=np.int64)
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise ValueError(f"global token indices must lie in 0..{n - 1}")
+    if n < 1:
+        raise ValueError(f"the sequence needs at least one token, got n = {n}")
+    m = np.zeros((n, n), dtype=bool)
+    m[idx, :] = True
+    m[:, idx] = True
+    return m
+
+
+def random_mask(n: int, per_row: int, rng: np.random.Generator) -> BoolArray:
+    """Each query attends ``per_row`` keys drawn at random without replacement."""
+    if not 0 <= per_row <= n:
+        raise ValueError(f"random keys per row must be between 0 and n = {n}, got {per_row}")
+    m = np.zeros((n, n), dtype=bool)
+    for i in range(n):
+        m[i, rng.choice(n, size=per_row, replace=False)] = True
+    return m
+
+
+def block_local_mask(n: int, block: int) -> BoolArray:
+    """Tokens attend within their block of ``block`` consecutive tokens: i // b == j // b."""
+    if block < 1:
+        raise ValueError(f"the block size must be at least 1, got {block}")
+    if n < 1:
+        raise ValueError(f"the sequence needs at least one token, got n = {n}")
+    b = np.arange(n) // block
+    return b[:, None] == b[None, :]
+
+
+def preset_mask(
+    name: Preset,
+    n: int,
+    *,
+    width: int = 2,
+    dilation: int = 2,
+    n_global: int = 1,
+    per_row: int = 2,
+    block: int = 4,
+    rng: np.random.Generator | None = None,
+) -> BoolArray:
+    """A single pattern or a published combination (logical OR of patterns).
+
+    star = global(relay token 0) + band(1) (Star-Transformer); longformer = band + dilated +
+    global; etc = global + band; bigbird = global + band + random.
+    """
+    glob = list(range(min(n_global, n)))
+    gen = rng if rng is not None else np.random.default_rng(0)
+    parts: dict[str, Callable[[], BoolArray]] = {
+        "band": lambda: band_mask(n, width),
+        "dilated": lambda: dilated_mask(n, width, dilation),
+        "global": lambda: global_mask(n, glob),
+        "random": lambda: random_mask(n, min(per_row, n), gen),
+        "block_local": lambda: block_local_mask(n, block),
+    }
+    combos = {
+        "star": ("global_relay", "band1"),
+        "longformer": ("band", "dilated", "global"),
+        "etc": ("global", "band"),
+        "bigbird": ("global", "band", "random"),
+    }
+    parts["global_relay"] = lambda: global_mask(n, [0])
+    parts["band1"] = lambda: band_mask(n, 1)
+    if name in combos:
+        return np.logical_or.reduce([parts[p]() for p in combos[name]])
+    if name not in parts:
+        raise ValueError(f"unknown pattern {name!r}: choose one of {', '.join(PRESETS)}")
+    return parts[name]()
+
+
+def density(mask: ArrayLike) -> float:
+    """Fraction of allowed query-key pairs (1 for full attention)."""
+    m = np.asarray(mask, dtype=bool)
+    return float(m.mean())
+
+
+def receptive_field(mask: ArrayLike, layers: int) -> BoolArray:
+    """Which tokens can reach which after ``layers`` stacked attention layers.
+
+    With the residual connection every token keeps its own information, so one layer is
+    A = mask OR I, and L layers are the boolean power A^L: entry (i, j) is True when there
+    is a chain i <- ... <- j of at most L allowed steps.
+    """
+    m = np.asarray(mask, dtype=bool)
+    if m.ndim != 2 or m.shape[0] != m.shape[1]:
+        raise ValueError(f"the mask must be square (n, n), got {m.shape}")
+    if layers < 0:
+        raise ValueError(f"layers must be >= 0, got {layers}")
+    A = (m | np.eye(len(m), dtype=bool)).astype(np.int64)
+    reach = np.eye(len(m), dtype=np.int64)
+    for _ in range(layers):
+        reach = np.minimum(reach @ A, 1)  # boolean product, kept as 0/1
+    return reach.astype(bool)
+
+
+# ---- linear attention ------------------------------------------------------------------------
+
+
+def elu_feature_map(x: ArrayLike) -> Array:
+    """phi(x) = elu(x) + 1: x + 1 for x > 0, exp(x) otherwise; always positive."""
+    X = np.asarray(x, dtype=np.float64)
+    return np.where(X > 0, X + 1.0, np.exp(np.minimum(X, 0.0)))
+
+
+def linear_attention_explicit(
+    q: ArrayLike, k: ArrayLike, v: ArrayLike, causal: bool = False
+) -> tuple[Array, Array]:
+    """(phi(Q) phi(K)^T) V, row-normalised: builds the (N, N) matrix, O(N^2) time and memory.
+
+    Returns:
+        ``(out, weights)``: (..., N, dv) and (..., N, N); rows of ``weights`` sum to 1.
+    """
+    Q, K, V = _as_array(q, "q"), _as_array(k, "k"), _as_array(v, "v")
+    A = elu_feature_map(Q) @ np.swapaxes(elu_feature_map(K), -1, -2)  # (..., N, N)
+    if causal:
+        A = A * causal_mask(A.shape[-2], A.shape[-1])
+    weights = A / A.sum(axis=-1, keepdims=True)
+    return weights @ V, weights
+
+
+def linear_attention_reordered(
+    q: ArrayLike, k: ArrayLike, v: ArrayLike, causal: bool = False
+) -> Array:
+    """phi(Q) (phi(K)^T V) / (phi(Q) sum_j phi(K_j)): never builds the (N, N) matrix, O(N).
+
+    Causal: the sums over j run up to i, i.e. cumulative sums over the tokens
+    (Katharopoulos et al. 2020, eq. 11-12).
+    """
+    Q, K, V = _as_array(q, "q"), _as_array(k, "k"), _as_array(v, "v")
+    phi_q, phi_k = elu_feature_map(Q), elu_feature_map(K)  # (..., N, d)
+    if not causal:
+        # S = sum_j phi(k_j) v_j^T and z = sum_j phi(k_j)
+        S = np.swapaxes(phi_k, -1, -2) @ V  # (..., d, dv)
+        z = phi_k.sum(axis=-2)  # (..., d)
+        return (phi_q @ S) / (phi_q @ z[..., None])
+    # S_i = sum_{j<=i} phi(k_j) v_j^T, z_i = sum_{j<=i} phi(k_j)
+    S = np.cumsum(phi_k[..., :, None] * V[..., None, :], axis=-3)  # (..., N, d, dv)
+    z = np.cumsum(phi_k, axis=-2)  # (..., N, d)
+    num = np.einsum("...nd,...nde->...ne", phi_q, S)
+    return num / np.einsum("...nd,...nd->...n", phi_q, z)[..., None]
+
+
+def linear_attention(
+    q: ArrayLike, k: ArrayLike, v: ArrayLike, causal: bool = False
+) -> tuple[Array, Array]:
+    """Linear attention with phi = elu + 1, no 1/sqrt(d) scaling.
+
+    Args:
+        q: (..., N, d), k: (..., N, d), v: (..., N, dv).
+        causal: query i only sees keys j <= i.
+
+    Returns:
+        ``(out, weights)``: the output from the reordered O(N) product (..., N, dv) and, to
+        look at, the equivalent explicit row-normalised (..., N, N) matrix.
+    """
+    _, weights = linear_attention_explicit(q, k, v, causal)
+    return linear_attention_reordered(q, k, v, causal), weights
+
+
+def time_orderings(
+    lengths: Sequence[int],
+    d: int,
+    repeats: int,
+    rng: np.random.Generator,
+    on_progress: Callable[[float], None] | None = None,
+) -> tuple[Array, Array]:
+    """Median wall-clock seconds of the explicit and the reordered product for each N.
+
+    Args:
+        lengths: sequence lengths N.
+        d: feature size of q, k and v.
+        repeats: timings per N; the median is robust to a busy machine.
+        rng: source of the random q, k, v.
+        on_progress: called with the fraction done (0..1) after each N.
+
+    Returns:
+        ``(explicit, reordered)``: (len(lengths),) median seconds each.
+    """
+    if repeats < 1 or d < 1:
+        raise ValueError("need at least one repeat and d >= 1")
+    explicit, reordered = [], []
+    for index, N in enumerate(lengths):
+        q, k, v = (rng.standard_normal((int(N), d)) for _ in range(3))
+        t_a, t_b = [], []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            linear_attention_explicit(q, k, v)
+            t_a.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            linear_attention_reordered(q, k, v)
+            t_b.append(time.perf_counter() - start)
+        explicit.append(np.median(t_a))
+        reordered.append(np.median(t_b))
+        if on_progress is not None:
+            on_progress((index + 1) / len(lengths))
+    return np.array(explicit), np.array(reordered)
+
+
+def loglog_slope(x: ArrayLike, y: ArrayLike) -> float:
+    """Least-squares slope of log y against log x (the exponent p in y ~ x^p)."""
+    return float(np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)[0])

@@ -1,0 +1,229 @@
+"""Figures of the attention pages (maps, sparse patterns, linear attention).
+
+Arrays in, ``go.Figure`` out. Heatmaps put query 0 at the top (rows = queries, columns =
+keys) and use the colour-blind-safe ``SEQUENTIAL`` scale; token axes are numeric with the
+tokens as tick text, so a repeated word does not merge two rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from numpy.typing import NDArray
+from plotly.subplots import make_subplots
+
+from figures.style import BLUE, GREY, ORANGE, SEQUENTIAL, VERMILLION, layout
+
+Array = NDArray[np.float64]
+
+
+def _token_axis(labels: Sequence[str] | None, n: int, reverse: bool = False) -> dict:
+    axis: dict = {"showgrid": False, "zeroline": False, "range": [-0.5, n - 0.5]}
+    if reverse:
+        axis["range"] = [n - 0.5, -0.5]
+    if labels is not None:
+        axis.update(tickmode="array", tickvals=list(range(n)), ticktext=list(labels))
+    return axis
+
+
+def attention_heatmap(
+    weights: Array, labels: Sequence[str] | None = None, *, title: str, x_title: str,
+    y_title: str, customdata: Array | None = None, hovertemplate: str | None = None,
+    zmax: float = 1.0, height: int = 420, colorbar_title: str = "a",
+) -> go.Figure:  # fmt: skip
+    """(L, S) weights as a heatmap, query 0 on top. Traces: [0] the heatmap."""
+    L, S = weights.shape
+    fig = go.Figure(
+        layout=layout(
+            title=title, x=x_title, y=y_title, height=height,
+            xaxis=_token_axis(labels, S), yaxis=_token_axis(labels, L, reverse=True),
+            margin={"l": 80, "r": 15, "t": 56, "b": 70},
+        )
+    )  # fmt: skip
+    fig.add_heatmap(
+        z=weights, zmin=0.0, zmax=zmax, colorscale=SEQUENTIAL, customdata=customdata,
+        hovertemplate=hovertemplate or "query %{y}, key %{x}: %{z:.4f}<extra></extra>",
+        colorbar={"title": {"text": colorbar_title}, "thickness": 12},
+    )  # fmt: skip
+    return fig
+
+
+def query_row_figure(
+    labels: Sequence[str], row: Array, output: Array, *, titles: tuple[str, str],
+    y_titles: tuple[str, str], x_titles: tuple[str, str], output_range: float,
+) -> go.Figure:  # fmt: skip
+    """One query: its weights over the keys (left) and its output o_i = sum_j a_ij v_j (right).
+
+    The axes are fixed (weights in [0, 1], outputs in ±``output_range``) so moving the query
+    only changes trace data. Traces: [0] weight bars, [1] output bars.
+    """
+    # two panels by axis domains (make_subplots costs tens of ms on every slider step)
+    n = len(labels)
+    lay = layout(title="", x=x_titles[0], y=y_titles[0], height=330, showlegend=False,
+                 xaxis={"domain": [0.0, 0.5], "tickmode": "array", "tickvals": list(range(n)),
+                        "ticktext": list(labels)},
+                 yaxis={"range": [0, 1.02]}, margin={"l": 60, "r": 15, "t": 40, "b": 70},
+    )  # fmt: skip
+    lay["xaxis2"] = {**lay["xaxis"], "domain": [0.62, 1.0], "anchor": "y2",
+                     "title": {"text": x_titles[1]}, "tickmode": "auto"}  # fmt: skip
+    lay["xaxis2"].pop("tickvals"), lay["xaxis2"].pop("ticktext")
+    lay["yaxis2"] = {**lay["yaxis"], "anchor": "x2", "title": {"text": y_titles[1]},
+                     "range": [-output_range, output_range]}  # fmt: skip
+    lay["annotations"] = [
+        {"text": text, "x": x, "y": 1.0, "xref": "paper", "yref": "paper", "xanchor": "center",
+         "yanchor": "bottom", "showarrow": False, "font": {"size": 14}}
+        for text, x in zip(titles, (0.25, 0.81), strict=True)
+    ]  # fmt: skip
+    fig = go.Figure(layout=lay)
+    fig.add_bar(
+        x=list(range(n)), y=row, marker_color=BLUE,
+        hovertemplate="key %{x}: a = %{y:.4f}<extra></extra>",
+    )  # fmt: skip
+    fig.add_bar(
+        x=list(range(len(output))), y=output, marker_color=ORANGE, xaxis="x2", yaxis="y2",
+        hovertemplate="o[%{x}] = %{y:.4f}<extra></extra>",
+    )  # fmt: skip
+    return fig
+
+
+def head_grid(
+    weights: Array, labels: Sequence[str], *, title: str, head_title: str, cols: int = 4
+) -> go.Figure:
+    """(h, N, N) weights, one small heatmap per head. Traces: one heatmap per head."""
+    h, N, _ = weights.shape
+    cols = min(cols, h)
+    rows = -(-h // cols)
+    fig = make_subplots(
+        rows=rows, cols=cols, subplot_titles=[head_title.format(i=i + 1) for i in range(h)],
+        horizontal_spacing=0.04, vertical_spacing=0.12 if rows > 1 else 0.0,
+    )  # fmt: skip
+    fig.update_layout(layout(title=title, x="", y="", height=70 + 260 * rows,
+                             margin={"l": 60, "r": 15, "t": 70, "b": 50}))  # fmt: skip
+    ticks = {"tickmode": "array", "tickvals": list(range(N)), "ticktext": list(labels),
+             "tickfont": {"size": 9}, "showgrid": False}  # fmt: skip
+    for i in range(h):
+        r, c = i // cols + 1, i % cols + 1
+        fig.add_heatmap(
+            z=weights[i], zmin=0.0, zmax=1.0, colorscale=SEQUENTIAL, showscale=i == 0,
+            colorbar={"thickness": 12, "title": {"text": "a"}}, row=r, col=c,
+            hovertemplate=f"head {i + 1}<br>query %{{y}}, key %{{x}}: %{{z:.4f}}<extra></extra>",
+        )  # fmt: skip
+        fig.update_xaxes(**ticks, row=r, col=c, showticklabels=N <= 16)
+        fig.update_yaxes(**ticks, row=r, col=c, autorange="reversed", showticklabels=c == 1)
+    return fig
+
+
+def scaling_figure(
+    dims: Sequence[int], entropy: Array, top_weight: Array, current: int, max_entropy: float,
+    *, titles: tuple[str, str], x_title: str, y_titles: tuple[str, str],
+    names: tuple[str, str],
+) -> go.Figure:  # fmt: skip
+    """Mean row entropy (left) and mean largest weight (right) against D, two scalings each.
+
+    ``entropy`` and ``top_weight`` are (len(dims), 2): column 0 = 1/sqrt(D/h) (correct),
+    column 1 = 1/sqrt(h) (the tutorial). Traces: [0, 1] entropy lines, [2, 3] top-weight
+    lines, [4, 5] the current D on each panel.
+    """
+    fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.12)
+    fig.update_layout(layout(title="", x=x_title, y=y_titles[0], height=340,
+                             margin={"l": 60, "r": 15, "t": 60, "b": 50}))  # fmt: skip
+    x = list(dims)
+    colors = (BLUE, VERMILLION)
+    for panel, data in ((1, entropy), (2, top_weight)):
+        for j in range(2):
+            fig.add_scatter(
+                x=x, y=data[:, j], mode="lines+markers", name=names[j], row=1, col=panel,
+                line={"color": colors[j], "dash": "solid" if j == 0 else "dash"},
+                showlegend=panel == 1, legendgroup=names[j],
+                hovertemplate="D = %{x}<br>%{y:.3f}<extra>" + names[j] + "</extra>",
+            )  # fmt: skip
+    k = x.index(current)
+    for panel, data in ((1, entropy), (2, top_weight)):
+        fig.add_scatter(
+            x=[current, current], y=list(data[k]), mode="markers", showlegend=False,
+            marker={"size": 12, "color": "black", "symbol": "circle-open", "line": {"width": 2}},
+            hoverinfo="skip", row=1, col=panel,
+        )  # fmt: skip
+    log_ticks = {"type": "log", "tickvals": x, "ticktext": [str(v) for v in x]}
+    fig.update_xaxes(**log_ticks)
+    fig.update_xaxes(title_text=x_title, row=1, col=2, showline=True, ticks="outside")
+    fig.update_yaxes(range=[0, max_entropy * 1.08], row=1, col=1)
+    fig.update_yaxes(title_text=y_titles[1], range=[0, 1.02], row=1, col=2, showline=True,
+                     ticks="outside")  # fmt: skip
+    fig.add_hline(y=max_entropy, line={"color": GREY, "dash": "dot"}, row=1, col=1)
+    return fig
+
+
+def mask_heatmap(
+    mask: Array, *, title: str, x_title: str, y_title: str, height: int = 400,
+    on_label: str = "attends", off_label: str = "blocked",
+) -> go.Figure:  # fmt: skip
+    """A bool (n, n) mask or reachability matrix: dark = blocked, yellow = allowed.
+
+    Traces: [0] the heatmap (z in {0, 1}).
+    """
+    n = mask.shape[0]
+    fig = go.Figure(
+        layout=layout(
+            title=title, x=x_title, y=y_title, height=height,
+            xaxis={"showgrid": False, "range": [-0.5, n - 0.5]},
+            yaxis={"showgrid": False, "range": [n - 0.5, -0.5], "scaleanchor": "x"},
+            margin={"l": 60, "r": 15, "t": 56, "b": 48},
+        )
+    )  # fmt: skip
+    fig.add_heatmap(
+        z=np.asarray(mask, dtype=np.int8), zmin=0, zmax=1, showscale=False,
+        colorscale=[[0.0, "#440154"], [1.0, "#FDE725"]],
+        hovertemplate="query %{y}, key %{x}: %{z}<extra>1 = " + on_label + ", 0 = " + off_label
+        + "</extra>",
+    )  # fmt: skip
+    return fig
+
+
+def cost_figure(
+    lengths: Array, full: Array, sparse: Array, current: int, current_cost: tuple[float, float],
+    *, title: str, x_title: str, y_title: str, names: tuple[str, str],
+) -> go.Figure:  # fmt: skip
+    """Allowed query-key pairs against n, log-log: full n² vs the sparse pattern.
+
+    Traces: [0] full, [1] sparse, [2] the current n on both curves.
+    """
+    fig = go.Figure(layout=layout(title=title, x=x_title, y=y_title, height=360,
+                                  xaxis={"type": "log"}, yaxis={"type": "log"}))  # fmt: skip
+    fig.add_scatter(x=lengths, y=full, mode="lines", name=names[0], line={"color": GREY},
+                    hovertemplate="n = %{x}<br>%{y:,.0f} pairs<extra></extra>")  # fmt: skip
+    fig.add_scatter(x=lengths, y=sparse, mode="lines", name=names[1], line={"color": BLUE},
+                    hovertemplate="n = %{x}<br>%{y:,.0f} pairs<extra></extra>")  # fmt: skip
+    fig.add_scatter(
+        x=[current, current], y=list(current_cost), mode="markers", showlegend=False,
+        marker={"size": 11, "color": ORANGE, "line": {"color": "black", "width": 1}},
+        hovertemplate="n = %{x}<br>%{y:,.0f} pairs<extra></extra>",
+    )  # fmt: skip
+    return fig
+
+
+def timing_figure(
+    lengths: Array, explicit: Array, reordered: Array, fits: tuple[tuple[float, float], ...],
+    *, title: str, x_title: str, y_title: str, names: tuple[str, str],
+) -> go.Figure:  # fmt: skip
+    """Measured median seconds against N (log-log) with the fitted power laws.
+
+    ``fits`` = ((slope, intercept) explicit, (slope, intercept) reordered) of log t vs log N.
+    Traces: [0] explicit points, [1] reordered points, [2] explicit fit, [3] reordered fit.
+    """
+    fig = go.Figure(layout=layout(title=title, x=x_title, y=y_title, height=380,
+                                  xaxis={"type": "log"}, yaxis={"type": "log"}))  # fmt: skip
+    for data, name, color in ((explicit, names[0], VERMILLION), (reordered, names[1], BLUE)):
+        fig.add_scatter(x=lengths, y=data, mode="markers", name=name,
+                        marker={"color": color, "size": 9},
+                        hovertemplate="N = %{x}<br>%{y:.3s}s<extra></extra>")  # fmt: skip
+    n = np.asarray(lengths, dtype=float)
+    for (slope, intercept), color in zip(fits, (VERMILLION, BLUE), strict=True):
+        fig.add_scatter(
+            x=n, y=np.exp(intercept) * n**slope, mode="lines", showlegend=False,
+            line={"color": color, "dash": "dash"}, name=f"slope {slope:.2f}",
+            hovertemplate=f"fit: N^{slope:.2f}<extra></extra>",
+        )  # fmt: skip
+    return fig

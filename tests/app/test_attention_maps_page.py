@@ -1,0 +1,85 @@
+"""The attention-maps page, driven through AppTest by widget keys."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.app.conftest import open_page
+
+PAGE = "attention_maps.py"
+
+
+def latex(at) -> str:
+    return "\n".join(m.value for m in at.markdown if m.value.startswith("$$"))
+
+
+@pytest.mark.parametrize("view", ["map", "heads", "scaling", "masks", "torch"])
+def test_every_part_runs_with_green_badges(view):
+    at = open_page(PAGE, {"attention_maps_view": view})
+    assert not at.exception and not at.error
+    assert ":green-badge[" in latex(at) and ":red-badge[" not in latex(at)
+
+
+def test_query_slider_moves_the_formula_and_the_url():
+    at = open_page(PAGE)
+    at.slider(key="attention_maps_query").set_value(7).run()
+    assert not at.exception
+    assert "a_{7,j}" in latex(at) and "o_{7}" in latex(at)
+    assert at.query_params["attention_maps_query"] == "7"
+
+
+def test_identity_projections_make_each_token_attend_most_to_itself():
+    at = open_page(PAGE, {"attention_maps_proj": "identity", "attention_maps_d": "64"})
+    for i in (0, 2, 5):
+        at.slider(key="attention_maps_query").set_value(i).run()
+        assert f"a_{{{i},{i}}}" in latex(at)
+
+
+@pytest.mark.parametrize("text", ["", "   ", "word " * 40, "x" * 30])
+def test_bad_sentence_shows_an_error_not_a_traceback(text):
+    at = open_page(PAGE)
+    at.text_input(key="attention_maps_sentence").input(text).run()
+    assert not at.exception
+    assert at.error
+    at.text_input(key="attention_maps_sentence").input("a short one").run()
+    assert not at.error and at.slider(key="attention_maps_query").max == 2
+
+
+def test_heads_that_do_not_divide_d_give_a_clear_error():
+    at = open_page(PAGE, {"attention_maps_view": "heads", "attention_maps_d": "16"})
+    at.select_slider(key="attention_maps_heads").set_value(3).run()
+    assert not at.exception
+    assert at.error and "not divisible" in at.error[0].value
+    at.select_slider(key="attention_maps_heads").set_value(4).run()
+    assert not at.error and "(1,4,10,4)" in latex(at)
+
+
+def test_tutorial_scaling_saturates_for_large_D():
+    at = open_page(PAGE, {"attention_maps_view": "scaling"})
+    at.select_slider(key="attention_maps_D").set_value(1024).run()
+    assert "\\tfrac{128}{8} = 16" in latex(at)
+    assert ":red-badge[" not in latex(at)
+
+
+def test_all_padding_gives_zero_rows_and_no_nan():
+    at = open_page(PAGE, {"attention_maps_view": "masks", "attention_maps_mask": "padding"})
+    at.slider(key="attention_maps_pad").set_value(10).run()
+    assert not at.exception and not at.error
+    assert "(10\\ \\text{of}\\ 10" in latex(at)
+    assert ":red-badge[" not in latex(at)
+
+
+def test_torch_panel_agrees_without_the_causal_mask_and_with_many_heads():
+    at = open_page(PAGE, {"attention_maps_view": "torch", "attention_maps_torch_causal": "0"})
+    at.select_slider(key="attention_maps_torch_heads").set_value(8).run()
+    assert not at.exception and not at.error
+    assert "h = 8" in latex(at) and ":red-badge[" not in latex(at)
+
+
+def test_url_restores_the_view():
+    query = {"attention_maps_sentence": "one two three four", "attention_maps_query": "2",
+             "attention_maps_seed": "9"}  # fmt: skip
+    at = open_page(PAGE, query)
+    assert at.slider(key="attention_maps_query").value == 2
+    assert at.number_input(key="attention_maps_seed").value == 9
+    assert "a_{2,j}" in latex(at)

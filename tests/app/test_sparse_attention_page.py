@@ -1,0 +1,58 @@
+"""The sparse-attention page, driven through AppTest by widget keys."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.app.conftest import open_page
+
+PAGE = "sparse_attention.py"
+
+
+def latex(at) -> str:
+    return "\n".join(m.value for m in at.markdown if m.value.startswith("$$"))
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["band", "dilated", "global", "random", "block_local", "star", "longformer", "etc", "bigbird"],
+)
+@pytest.mark.parametrize("view", ["pattern", "cost"])
+def test_every_pattern_and_part_runs_with_green_badges(pattern, view):
+    at = open_page(PAGE, {"sparse_attention_pattern": pattern, "sparse_attention_view": view})
+    assert not at.exception and not at.error
+    assert ":green-badge[" in latex(at) and ":red-badge[" not in latex(at)
+
+
+def test_band_receptive_field_grows_by_the_width_per_layer():
+    query = {"sparse_attention_pattern": "band", "sparse_attention_width": "2",
+             "sparse_attention_n": "16"}  # fmt: skip
+    at = open_page(PAGE, query)
+    # band w = 2 on 16 tokens: 16 + 2 * (15 + 14) = 74 pairs
+    assert "\\frac{74}{16^2}" in latex(at)
+    at.slider(key="sparse_attention_layers").set_value(2).run()
+    assert "R_{2}" in latex(at)
+    # width 4 after two layers: |i - j| <= 4 -> (16 + 2 * (15 + 14 + 13 + 12)) / 256 = 48.4 %
+    assert "48.4\\%" in latex(at)
+    assert at.query_params["sparse_attention_layers"] == "2"
+
+
+def test_only_the_knobs_of_the_chosen_pattern_are_shown():
+    at = open_page(PAGE, {"sparse_attention_pattern": "block_local"})
+    keys = {s.key for s in at.slider}
+    assert "sparse_attention_block" in keys and "sparse_attention_width" not in keys
+
+
+def test_cost_slider_moves_the_numbers():
+    at = open_page(PAGE, {"sparse_attention_view": "cost", "sparse_attention_pattern": "band"})
+    at.select_slider(key="sparse_attention_cost_n").set_value(64).run()
+    # band w = 2, n = 64: 64 + 2 * (63 + 62) = 314 pairs vs 4096
+    assert "4{,}096" in latex(at) and "314" in latex(at)
+
+
+def test_bad_url_values_fall_back_with_a_notice():
+    at = open_page(PAGE, {"sparse_attention_pattern": "nonsense", "sparse_attention_layers": "99"})
+    assert not at.exception
+    assert at.radio(key="sparse_attention_pattern").value == "band"
+    notice = " ".join(c.value for c in at.caption)
+    assert "sparse_attention_pattern" in notice and "sparse_attention_layers" in notice

@@ -1,0 +1,341 @@
+"""core.attention: property tests (Hypothesis) and oracle tests against torch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from core import attention as at
+
+finite = st.floats(-5, 5, allow_nan=False, allow_infinity=False)
+
+
+def qkv(max_n: int = 8, max_d: int = 6):
+    """(q, k, v) of shapes (L, d), (S, d), (S, dv)."""
+    dims = st.tuples(*(st.integers(1, m) for m in (max_n, max_n, max_d, max_d)))
+    return dims.flatmap(
+        lambda s: st.tuples(
+            arrays(np.float64, (s[0], s[2]), elements=finite),
+            arrays(np.float64, (s[1], s[2]), elements=finite),
+            arrays(np.float64, (s[1], s[3]), elements=finite),
+        )
+    )
+
+
+def qkv_with_mask():
+    return qkv().flatmap(
+        lambda t: st.tuples(
+            st.just(t), arrays(np.bool_, (t[0].shape[0], t[1].shape[0]), elements=st.booleans())
+        )
+    )
+
+
+def self_qkv(max_n: int = 10, max_d: int = 6):
+    """(q, k, v) all with N tokens, for linear attention."""
+    dims = st.tuples(st.integers(1, max_n), st.integers(1, max_d), st.integers(1, max_d))
+    return dims.flatmap(
+        lambda s: st.tuples(
+            arrays(np.float64, (s[0], s[1]), elements=finite),
+            arrays(np.float64, (s[0], s[1]), elements=finite),
+            arrays(np.float64, (s[0], s[2]), elements=finite),
+        )
+    )
+
+
+def torch_sdpa(q, k, v, **kw) -> np.ndarray:
+    return F.scaled_dot_product_attention(
+        *(torch.tensor(x) for x in (q, k, v)), **kw
+    ).numpy()  # fmt: skip
+
+
+# ---- properties ----------------------------------------------------------------------------
+
+
+@given(qkv_with_mask())
+def test_rows_sum_to_one_or_are_all_zero_when_fully_masked(case):
+    (q, k, v), mask = case
+    out, w = at.scaled_dot_product_attention(q, k, v, mask)
+    assert np.all(np.isfinite(out)) and np.all(w >= 0)
+    sums = w.sum(axis=-1)
+    blocked = ~mask.any(axis=-1)
+    np.testing.assert_allclose(sums[~blocked], 1.0, atol=1e-12)
+    assert np.all(w[blocked] == 0) and np.all(out[blocked] == 0)
+    assert np.all(w[~mask] == 0)
+
+
+@given(qkv(), st.randoms(use_true_random=False))
+def test_permuting_the_queries_permutes_the_output(case, random):
+    q, k, v = case
+    perm = np.array(random.sample(range(len(q)), len(q)))
+    out, w = at.scaled_dot_product_attention(q, k, v)
+    out_p, w_p = at.scaled_dot_product_attention(q[perm], k, v)
+    np.testing.assert_allclose(out_p, out[perm], atol=1e-12)
+    np.testing.assert_allclose(w_p, w[perm], atol=1e-12)
+
+
+@given(qkv(), st.randoms(use_true_random=False))
+def test_permuting_keys_and_values_together_changes_nothing(case, random):
+    q, k, v = case
+    perm = np.array(random.sample(range(len(k)), len(k)))
+    out, w = at.scaled_dot_product_attention(q, k, v)
+    out_p, w_p = at.scaled_dot_product_attention(q, k[perm], v[perm])
+    np.testing.assert_allclose(out_p, out, atol=1e-10)
+    np.testing.assert_allclose(w_p, w[:, perm], atol=1e-12)
+
+
+@given(self_qkv())
+def test_linear_attention_explicit_equals_reordered(case):
+    q, k, v = case
+    explicit, w = at.linear_attention_explicit(q, k, v)
+    np.testing.assert_allclose(at.linear_attention_reordered(q, k, v), explicit, rtol=1e-9,
+                               atol=1e-10)  # fmt: skip
+    np.testing.assert_allclose(w.sum(axis=-1), 1.0, atol=1e-12)
+    out, weights = at.linear_attention(q, k, v)
+    np.testing.assert_allclose(out, explicit, rtol=1e-9, atol=1e-10)
+    np.testing.assert_array_equal(weights, w)
+
+
+@given(self_qkv())
+def test_causal_linear_attention_cumsum_equals_lower_triangular_masking(case):
+    q, k, v = case
+    phi_q, phi_k = at.elu_feature_map(q), at.elu_feature_map(k)
+    A = np.tril(phi_q @ phi_k.T)  # including the diagonal
+    expected = (A / A.sum(axis=1, keepdims=True)) @ v
+    np.testing.assert_allclose(at.linear_attention_reordered(q, k, v, causal=True), expected,
+                               rtol=1e-9, atol=1e-10)  # fmt: skip
+    out, w = at.linear_attention(q, k, v, causal=True)
+    np.testing.assert_allclose(out, expected, rtol=1e-9, atol=1e-10)
+    assert np.all(np.triu(w, 1) == 0)
+
+
+def test_elu_feature_map_is_elu_plus_one_and_positive():
+    x = np.linspace(-30, 30, 601)
+    expected = F.elu(torch.tensor(x)).numpy() + 1
+    np.testing.assert_allclose(
+        at.elu_feature_map(x), expected, rtol=1e-12, atol=1e-15
+    )  # torch: (e^x - 1) + 1
+    assert np.all(at.elu_feature_map(x) > 0)
+
+
+def test_linear_attention_has_no_sqrt_d_scaling():
+    rng = np.random.default_rng(1)
+    q, k, v = (rng.standard_normal((5, 4)) for _ in range(3))
+    phi_q, phi_k = at.elu_feature_map(q), at.elu_feature_map(k)
+    A = phi_q @ phi_k.T
+    np.testing.assert_allclose(at.linear_attention(q, k, v)[1], A / A.sum(1, keepdims=True))
+
+
+def test_masked_softmax_ignores_huge_blocked_scores():
+    scores = np.array([[1e300, 0.0, 1.0]])
+    w = at.masked_softmax(scores, np.array([[False, True, True]]))
+    np.testing.assert_allclose(w, [[0.0, 1 / (1 + np.e), np.e / (1 + np.e)]])
+
+
+# ---- masks and patterns ------------------------------------------------------------------
+
+
+def test_causal_mask_is_top_left_aligned():
+    assert at.causal_mask(2, 3).astype(int).tolist() == [[1, 0, 0], [1, 1, 0]]
+    assert at.causal_mask(3, 2).astype(int).tolist() == [[1, 0], [1, 1], [1, 1]]
+    np.testing.assert_array_equal(at.causal_mask(4), np.tril(np.ones((4, 4), bool)))
+
+
+@pytest.mark.parametrize(("n", "width"), [(1, 0), (7, 0), (7, 2), (9, 20)])
+def test_band_mask_is_a_window(n, width):
+    m = at.band_mask(n, width)
+    for i in range(n):
+        for j in range(n):
+            assert m[i, j] == (abs(i - j) <= width)
+
+
+def test_dilated_mask_keeps_every_dilation_th_token_in_the_window():
+    m = at.dilated_mask(12, 2, 3)
+    assert np.flatnonzero(m[6]).tolist() == [0, 3, 6, 9]
+    np.testing.assert_array_equal(at.dilated_mask(10, 3, 1), at.band_mask(10, 3))
+
+
+def test_global_random_block_and_presets():
+    g = at.global_mask(6, [0, 5])
+    assert g[0].all() and g[:, 5].all() and not g[2, 3]
+    r = at.random_mask(10, 3, np.random.default_rng(0))
+    assert (r.sum(axis=1) == 3).all()
+    b = at.block_local_mask(6, 2)
+    assert b.astype(int).sum() == 12 and b[0, 1] and not b[1, 2]
+    n = 16
+    star = at.preset_mask("star", n)
+    np.testing.assert_array_equal(star, at.global_mask(n, [0]) | at.band_mask(n, 1))
+    big = at.preset_mask("bigbird", n, width=1, n_global=2, per_row=2,
+                         rng=np.random.default_rng(3))  # fmt: skip
+    expected = (
+        at.global_mask(n, [0, 1]) | at.band_mask(n, 1)
+        | at.random_mask(n, 2, np.random.default_rng(3))
+    )  # fmt: skip
+    np.testing.assert_array_equal(big, expected)
+    lf = at.preset_mask("longformer", n, width=2, dilation=3, n_global=1)
+    assert at.density(lf) < 1 and lf[0].all()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: at.band_mask(0, 1),
+        lambda: at.band_mask(5, -1),
+        lambda: at.dilated_mask(5, 1, 0),
+        lambda: at.global_mask(5, [5]),
+        lambda: at.random_mask(5, 6, np.random.default_rng()),
+        lambda: at.block_local_mask(5, 0),
+        lambda: at.preset_mask("nonsense", 5),  # type: ignore[arg-type]
+        lambda: at.check_heads(32, 3),
+        lambda: at.tokenize("   "),
+        lambda: at.tokenize("a " * 40),
+        lambda: at.scaled_dot_product_attention(np.ones((2, 3)), np.ones((2, 4)), np.ones((2, 1))),
+        lambda: at.scaled_dot_product_attention(np.ones((2, 3)), np.ones((2, 3)), np.ones((3, 1))),
+        lambda: at.scaled_dot_product_attention(
+            np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 1)), np.ones((2, 2))
+        ),  # fmt: skip
+        lambda: at.scaled_dot_product_attention([[np.nan]], [[1.0]], [[1.0]]),
+    ],
+)
+def test_bad_arguments_raise_value_error(call):
+    with pytest.raises(ValueError):
+        call()
+
+
+def test_receptive_field_of_a_band_grows_by_the_width_per_layer():
+    m = at.band_mask(20, 2)
+    for layers in range(5):
+        np.testing.assert_array_equal(at.receptive_field(m, layers), at.band_mask(20, 2 * layers))
+    # a global token connects everything in two layers
+    g = at.global_mask(20, [0])
+    assert at.receptive_field(g, 2).all() and not at.receptive_field(g, 1).all()
+
+
+@given(arrays(np.bool_, st.tuples(st.integers(1, 8)).map(lambda s: (s[0], s[0]))),
+       st.integers(0, 4))  # fmt: skip
+def test_receptive_field_is_the_boolean_matrix_power(mask, layers):
+    A = (mask | np.eye(len(mask), dtype=bool)).astype(float)
+    expected = np.linalg.matrix_power(A, layers) > 0
+    np.testing.assert_array_equal(at.receptive_field(mask, layers), expected)
+
+
+# ---- oracles: torch ------------------------------------------------------------------------
+
+
+@given(qkv())
+def test_matches_torch_scaled_dot_product_attention(case):
+    q, k, v = case
+    out, _ = at.scaled_dot_product_attention(q, k, v)
+    np.testing.assert_allclose(out, torch_sdpa(q, k, v), rtol=1e-9, atol=1e-10)
+
+
+@given(qkv_with_mask())
+def test_matches_torch_with_a_bool_mask_true_means_attend(case):
+    (q, k, v), mask = case
+    out, _ = at.scaled_dot_product_attention(q, k, v, mask)
+    expected = torch_sdpa(q, k, v, attn_mask=torch.tensor(mask))
+    np.testing.assert_allclose(out, expected, rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize(("L", "S"), [(4, 4), (3, 6), (6, 3), (1, 5)])
+def test_causal_mask_matches_torch_is_causal_when_L_differs_from_S(L, S):
+    rng = np.random.default_rng(L * 10 + S)
+    q, k, v = (
+        rng.standard_normal((2, L, 5)),
+        rng.standard_normal((2, S, 5)),
+        rng.normal(size=(2, S, 3)),
+    )
+    out, _ = at.scaled_dot_product_attention(q, k, v, at.causal_mask(L, S))
+    np.testing.assert_allclose(out, torch_sdpa(q, k, v, is_causal=True), rtol=1e-9, atol=1e-10)
+
+
+def test_custom_scale_matches_torch_scale():
+    rng = np.random.default_rng(7)
+    q, k, v = (rng.standard_normal((3, 4, 8)) for _ in range(3))
+    out, _ = at.scaled_dot_product_attention(q, k, v, scale=0.5)
+    np.testing.assert_allclose(out, torch_sdpa(q, k, v, scale=0.5), rtol=1e-9, atol=1e-10)
+
+
+def torch_mha(x, w_q, w_k, w_v, w_o, h, mask=None):
+    """nn.MultiheadAttention with our weights: torch computes x @ W.T, so W_torch = w.T."""
+    D = x.shape[-1]
+    mha = torch.nn.MultiheadAttention(D, h, bias=False, batch_first=True, dtype=torch.float64)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.tensor(np.concatenate([w_q.T, w_k.T, w_v.T])))
+        mha.out_proj.weight.copy_(torch.tensor(w_o.T))
+    t = torch.tensor(x)
+    blocked = None if mask is None else torch.tensor(~mask)  # torch: True = blocked
+    out, w = mha(t, t, t, attn_mask=blocked, need_weights=True, average_attn_weights=False)
+    return out.detach().numpy(), w.detach().numpy()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 3), st.sampled_from([1, 2, 4]), st.integers(1, 7), st.integers(0, 10**6),
+       st.booleans())  # fmt: skip
+def test_matches_torch_multihead_attention_with_copied_weights(B, h, N, seed, causal):
+    rng = np.random.default_rng(seed)
+    D = 8
+    x = rng.standard_normal((B, N, D))
+    ws = at.random_projections(D, rng)
+    mask = at.causal_mask(N) if causal else None
+    out, w = at.multi_head_attention(x, *ws, h, mask)
+    expected_out, expected_w = torch_mha(x, *ws, h, mask)
+    assert w.shape == (B, h, N, N)
+    np.testing.assert_allclose(out, expected_out, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(w, expected_w, rtol=1e-9, atol=1e-12)
+
+
+def test_multi_head_scale_is_one_over_sqrt_of_the_head_size():
+    """Vaswani et al.: D = 512, h = 8, d = 64 -> scores divided by 8."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 512))
+    eye = np.eye(512)
+    _, w = at.multi_head_attention(x, eye, eye, eye, eye, 8)
+    head0 = x[:, :64]
+    expected = at.masked_softmax(head0 @ head0.T / 8.0)
+    np.testing.assert_allclose(w[0], expected, atol=1e-12)
+
+
+def test_fully_masked_query_gives_zeros_like_torch_2_13_and_never_nan():
+    q = np.random.default_rng(0).standard_normal((3, 4))
+    mask = np.array([[True, True, True], [False, False, False], [True, False, False]])
+    out, w = at.scaled_dot_product_attention(q, q, q, mask)
+    assert np.all(out[1] == 0) and np.all(w[1] == 0)
+    np.testing.assert_allclose(out, torch_sdpa(q, q, q, attn_mask=torch.tensor(mask)), atol=1e-12)
+
+
+# ---- tokens, entropy, timing ---------------------------------------------------------------
+
+
+def test_equal_words_get_equal_embeddings_independent_of_the_sentence():
+    x = at.token_embeddings(at.tokenize("The cat saw the dog"), 16, seed=3)
+    np.testing.assert_array_equal(x[0], x[3])
+    y = at.token_embeddings(["dog"], 16, seed=3)
+    np.testing.assert_array_equal(x[4], y[0])
+    assert not np.array_equal(at.token_embeddings(["dog"], 16, seed=4), y)
+
+
+def test_row_entropy_bounds():
+    assert at.row_entropy(np.full(8, 1 / 8)) == pytest.approx(np.log(8))
+    assert at.row_entropy(np.eye(3)).tolist() == [0.0, 0.0, 0.0]
+    assert at.row_entropy(np.zeros(4)) == 0.0
+
+
+def test_split_and_merge_heads_are_inverse():
+    x = np.arange(2 * 5 * 12, dtype=float).reshape(2, 5, 12)
+    s = at.split_heads(x, 3)
+    assert s.shape == (2, 3, 5, 4)
+    np.testing.assert_array_equal(s[:, 1], x[..., 4:8])
+    np.testing.assert_array_equal(at.merge_heads(s), x)
+
+
+def test_timing_returns_medians_and_slope_recovers_a_power_law():
+    calls = []
+    e, r = at.time_orderings([16, 32], 4, 2, np.random.default_rng(0), calls.append)
+    assert e.shape == r.shape == (2,) and np.all(e > 0) and calls == [0.5, 1.0]
+    n = np.array([10, 100, 1000])
+    assert at.loglog_slope(n, 3 * n**2.0) == pytest.approx(2.0)
