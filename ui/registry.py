@@ -82,9 +82,27 @@ CONCEPTS: tuple[Concept, ...] = (
     Concept("routing_clustering", "efficient", ":material/hub:"),
     Concept("forward_diffusion", "diffusion", ":material/blur_on:"),
     Concept("diffusion_loss", "diffusion", ":material/function:"),
-    Concept("wallis", "mathematics", ":material/pie_chart:"),
-    Concept("permutations", "mathematics", ":material/swap_horiz:"),
-    Concept("cayley_hamilton", "mathematics", ":material/data_array:"),
+    Concept(
+        "wallis",
+        "mathematics",
+        ":material/pie_chart:",
+        page="wallis.py",
+        probe=("wallis_n", "wallis_chart"),
+    ),
+    Concept(
+        "permutations",
+        "mathematics",
+        ":material/swap_horiz:",
+        page="permutations.py",
+        probe=("permutations_k", "permutations_chart"),
+    ),
+    Concept(
+        "cayley_hamilton",
+        "mathematics",
+        ":material/data_array:",
+        page="cayley_hamilton.py",
+        probe=("cayley_hamilton_k", "cayley_hamilton_chart"),
+    ),
 )
 
 

@@ -1,0 +1,75 @@
+"""The permutations page, driven through AppTest by widget keys."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.app.conftest import open_page
+
+PAGE = "permutations.py"
+HOSTILE = [
+    "__import__('os').system('id')", "9**9**9", "1e999999", "1/0", "nan", "", "(1 1)", "(1 2",
+    "(0 999)", "2 2 1",
+]  # fmt: skip
+
+
+def latex(at) -> str:
+    return "\n".join(m.value for m in at.markdown if m.value.startswith("$$"))
+
+
+def test_default_is_the_course_example_with_three_agreeing_signs():
+    at = open_page(PAGE)
+    text = latex(at)
+    assert "(-1)^{4} = +1" in text and "(1\\ 2\\ 4)" in text
+    assert "three signs agree — +1, +1, +1" in text
+
+
+def test_power_slider_moves_the_permutation():
+    at = open_page(PAGE)
+    at.slider(key="permutations_k").set_value(3).run()
+    assert "\\sigma^{3}" in latex(at) and "\\mathrm{id}" in latex(at)  # (1 2 4)³ = id
+    assert ":red-badge[" not in latex(at)
+    assert at.query_params["permutations_k"] == "3"
+
+
+def test_odd_permutation_and_cycle_input():
+    at = open_page(PAGE)
+    at.text_input(key="permutations_sigma").input("(1 2)(3 4 5)").run()
+    text = latex(at)
+    assert "three signs agree — -1, -1, -1" in text and ":red-badge[" not in text
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_input_shows_an_error_and_the_page_keeps_working(text):
+    at = open_page(PAGE)
+    at.text_input(key="permutations_sigma").input(text).run()
+    assert not at.exception
+    assert at.error and "can't be used" in at.error[0].value
+    assert any("Try this" in m.value for m in at.markdown)
+    at.text_input(key="permutations_sigma").input("2 3 5 1 4").run()
+    assert not at.error and "(-1)^{4} = +1" in latex(at)
+
+
+def test_five_thousand_characters_in_the_link_are_refused_with_a_notice():
+    at = open_page(PAGE, {"permutations_sigma": "1 " * 2500})
+    assert not at.exception and not at.error
+    assert "permutations_sigma" in " ".join(c.value for c in at.caption)
+
+
+def test_composition_part_checks_the_group_laws():
+    at = open_page(PAGE, {"permutations_view": "compose", "permutations_tau": "(1 3)"})
+    assert not at.exception and not at.error
+    text = latex(at)
+    assert "\\operatorname{sgn}(\\sigma\\tau) = -1 = (+1)(-1)" in text
+    assert ":red-badge[" not in text and "det P_σ = sgn σ" in text
+    at.text_input(key="permutations_tau").input("(1 2").run()
+    assert at.error and not at.exception
+
+
+def test_random_permutation_is_seeded_and_in_the_url():
+    query = {"permutations_random": "1", "permutations_n": "7", "permutations_seed": "3"}
+    a, b = open_page(PAGE, query), open_page(PAGE, query)
+    assert not a.exception and not a.error
+    assert latex(a) == latex(b) and ":red-badge[" not in latex(a)
+    a.number_input(key="permutations_seed").set_value(4).run()
+    assert latex(a) != latex(b)
