@@ -74,3 +74,14 @@ def test_every_content_section_used_exists():
         md = (ROOT / "assets/content/en" / f"{c.slug}.md").read_text()
         for name in ("intro", "try"):
             assert f"<!-- section: {name} -->" in md, (c.slug, name)
+
+
+def test_prose_has_no_inline_katex():
+    """Inline $...$ in static prose is re-rendered by the browser on every slider step."""
+    for path in (ROOT / "assets/content/en").glob("*.md"):
+        body = "\n".join(
+            line for line in path.read_text().splitlines() if not line.startswith("<!--")
+        )
+        assert "$" not in body, (
+            f"{path.name}: write the maths in Unicode, keep KaTeX for kit.formula"
+        )
