@@ -68,3 +68,50 @@ def linear_attention_timing(length: int, d: int, repeats: int, run: int) -> tupl
         [length], d, repeats, np.random.default_rng([run, length])
     )
     return float(explicit[0]), float(reordered[0])
+
+
+# ---- issue 5: Reformer LSH and routing (appended) ------------------------------------------
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def lsh_collision_curves(
+    n_buckets: int, n_hashes: int, dim: int, trials: int, n_angles: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(theta, p one round, p at least one of n rounds): Monte Carlo, vectorised over trials."""
+    from core import lsh
+
+    theta = np.linspace(0.0, np.pi, n_angles)
+    p1 = lsh.estimate_collision_probability(
+        theta, n_buckets, np.random.default_rng([seed, 1]), trials=trials, dim=dim
+    )
+    pn = lsh.estimate_collision_probability(
+        theta, n_buckets, np.random.default_rng([seed, 2]), trials=trials, dim=dim,
+        n_hashes=n_hashes,
+    )  # fmt: skip
+    return theta, p1, pn
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def lsh_mass_curve(
+    x: np.ndarray, bucket_options: tuple[int, ...], max_rounds: int, chunk: int, beta: float,
+    seed: int,
+) -> np.ndarray:  # fmt: skip
+    """Kept attention mass for every b and n = 1..max_rounds (averaged over draws of R)."""
+    from core import lsh
+
+    return lsh.mass_kept_curve(
+        x, bucket_options, max_rounds, chunk, beta, np.random.default_rng([seed, 3])
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def routing_recall_curves(
+    n_keys: int, n_queries: int, dim: int, top_k: int, k1: int, k2: int, equal_norms: bool,
+    seed: int,
+) -> dict[str, np.ndarray]:  # fmt: skip
+    """Recall of the true top-K against dot products, flat and hierarchical k-means."""
+    from core import routing as rt
+
+    keys, q = rt.mips_keys(n_keys, n_queries, dim, 12, np.random.default_rng([seed, 1]),
+                           equal_norms=equal_norms)  # fmt: skip
+    return rt.recall_curves(q, keys, top_k, k1, k2, np.random.default_rng([seed, 2]))

@@ -78,8 +78,20 @@ CONCEPTS: tuple[Concept, ...] = (
     Concept("lambda_layers", "attention", ":material/functions:"),
     Concept("pvt_sra", "efficient", ":material/photo_size_select_small:"),
     Concept("swin_windows", "efficient", ":material/window:"),
-    Concept("reformer_lsh", "efficient", ":material/tag:"),
-    Concept("routing_clustering", "efficient", ":material/hub:"),
+    Concept(
+        "reformer_lsh",
+        "efficient",
+        ":material/tag:",
+        page="reformer_lsh.py",
+        probe=("reformer_lsh_b", "reformer_lsh_hash_chart"),
+    ),
+    Concept(
+        "routing_clustering",
+        "efficient",
+        ":material/hub:",
+        page="routing_clustering.py",
+        probe=("routing_clustering_k", "routing_clustering_clusters_chart"),
+    ),
     Concept("forward_diffusion", "diffusion", ":material/blur_on:"),
     Concept("diffusion_loss", "diffusion", ":material/function:"),
     Concept(
