@@ -70,6 +70,20 @@ def linear_attention_timing(length: int, d: int, repeats: int, run: int) -> tupl
     return float(explicit[0]), float(reordered[0])
 
 
+@st.cache_data(max_entries=8, show_spinner=False)
+def scene_tokens(side: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sample image averaged to side×side tokens: (rgb (side, side, 3), x (side², 7))."""
+    from PIL import Image
+
+    from core import sra
+    from ui.registry import ROOT
+
+    with Image.open(ROOT / "assets/images/scene.png") as im:
+        image = np.asarray(im.convert("RGB"), dtype=np.float64) / 255.0
+    rgb = sra.block_mean(image, side)
+    return rgb, sra.image_features(rgb)
+
+
 # ---- issue 5: Reformer LSH and routing (appended) ------------------------------------------
 
 

@@ -76,8 +76,20 @@ CONCEPTS: tuple[Concept, ...] = (
     ),
     Concept("set_transformer", "attention", ":material/scatter_plot:"),
     Concept("lambda_layers", "attention", ":material/functions:"),
-    Concept("pvt_sra", "efficient", ":material/photo_size_select_small:"),
-    Concept("swin_windows", "efficient", ":material/window:"),
+    Concept(
+        "pvt_sra",
+        "efficient",
+        ":material/photo_size_select_small:",
+        page="pvt_sra.py",
+        probe=("pvt_sra_col", "pvt_sra_maps_chart"),
+    ),
+    Concept(
+        "swin_windows",
+        "efficient",
+        ":material/window:",
+        page="swin_windows.py",
+        probe=("swin_windows_window", "swin_windows_shift_chart"),
+    ),
     Concept(
         "reformer_lsh",
         "efficient",

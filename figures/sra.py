@@ -1,0 +1,158 @@
+"""Figures of the PVT spatial-reduction attention page: arrays in, ``go.Figure`` out.
+
+Plain dict specs wrapped by figures.style.figure; every layout is independent of the value
+the page's probe slider moves (only trace data changes, so Plotly.react skips relayout).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from numpy.typing import NDArray
+
+from figures.style import BLUE, GREEN, GREY, ORANGE, SEQUENTIAL, VERMILLION, figure, layout
+
+Array = NDArray[np.float64]
+CURRENT = {"size": 12, "color": ORANGE, "line": {"color": "black", "width": 1}}
+QUERY = {"symbol": "x", "size": 12, "color": VERMILLION, "line": {"color": "white", "width": 1}}
+
+
+def _list(x: Any, digits: int = 5) -> list:
+    return np.round(np.asarray(x, dtype=float), digits).tolist()
+
+
+def _grid_panels(n: int, side: int, titles: Sequence[str], height: int) -> dict[str, Any]:
+    """n square image-like panels side by side, row 0 on top, titles as annotations."""
+    lay = layout(title="", x="", y="", height=height)
+    gap = 0.04
+    width = (1.0 - gap * (n - 1)) / n
+    for i in range(n):
+        sfx = "" if i == 0 else str(i + 1)
+        lo = i * (width + gap)
+        axis = {"showgrid": False, "zeroline": False, "ticks": "", "showticklabels": False,
+                "showline": False, "range": [-0.5, side - 0.5]}  # fmt: skip
+        lay[f"xaxis{sfx}"] = {**axis, "domain": [lo, lo + width], "anchor": f"y{sfx}",
+                              "constrain": "domain"}  # fmt: skip
+        lay[f"yaxis{sfx}"] = {**axis, "range": [side - 0.5, -0.5], "anchor": f"x{sfx}",
+                              "scaleanchor": f"x{sfx}", "constrain": "domain"}  # fmt: skip
+    lay["annotations"] = [
+        {"text": f"<b>{t}</b>", "x": i * (width + gap), "y": 1.0, "xref": "paper",
+         "yref": "paper", "xanchor": "left", "yanchor": "bottom", "showarrow": False,
+         "font": {"size": 14}}
+        for i, t in enumerate(titles)
+    ]  # fmt: skip
+    lay["margin"] = {"l": 10, "r": 10, "t": 36, "b": 10}
+    lay["showlegend"] = False
+    return lay
+
+
+def image_figure(rgb: Array, *, title: str, height: int = 300) -> go.Figure:
+    """The (H, W, 3) token colours as an image, row 0 on top. Traces: [0] the image."""
+    lay = _grid_panels(1, rgb.shape[0], (title,), height)
+    data = [{"type": "image", "z": np.round(np.asarray(rgb) * 255).astype(int).tolist(),
+             "hovertemplate": "row %{y}, col %{x}<extra></extra>"}]  # fmt: skip
+    return figure(data, lay)
+
+
+def attention_maps_figure(
+    full: Array, reduced: Array, ratio: int, query: tuple[int, int], *,
+    titles: tuple[str, str], height: int = 380,
+) -> go.Figure:  # fmt: skip
+    """The full attention map of one query next to its SRA map, on the image's token grid.
+
+    Args:
+        full: (H, W) weights of the query over all H·W keys.
+        reduced: (H/R, W/R) weights over the reduced keys, drawn back on the H×W grid
+            (each cell covers the R×R tokens it was pooled from).
+        ratio: R.
+        query: (row, column) of the query token.
+
+    Traces: [0] full map, [1] SRA map, [2, 3] the query marker on each panel.
+    """
+    H = full.shape[0]
+    R = ratio
+    lay = _grid_panels(2, H, titles, height)
+    r, c = query
+    heat = {"type": "heatmap", "colorscale": SEQUENTIAL, "zmin": 0.0, "showscale": False}
+    data: list[dict[str, Any]] = [
+        {**heat, "z": _list(full),
+         "hovertemplate": "key (%{y}, %{x}): %{z:.4f}<extra>full</extra>"},
+        {**heat, "z": _list(reduced), "x0": (R - 1) / 2, "dx": R, "y0": (R - 1) / 2, "dy": R,
+         "xaxis": "x2", "yaxis": "y2",
+         "hovertemplate": "patch at (%{y}, %{x}): %{z:.4f}<extra>SRA</extra>"},
+    ]  # fmt: skip
+    for sfx in ("", "2"):
+        data.append({"type": "scatter", "x": [c], "y": [r], "mode": "markers", "marker": QUERY,
+                     "xaxis": f"x{sfx}", "yaxis": f"y{sfx}", "hoverinfo": "skip"})  # fmt: skip
+    return figure(data, lay)
+
+
+def cost_figure(
+    tokens: Array, ratios: Sequence[int], n: int, current: Sequence[float], *, title: str,
+    x_title: str, y_title: str,
+) -> go.Figure:  # fmt: skip
+    """Attention entries N²/R² against N on log-log axes, one line per R, current N marked.
+
+    Traces: [0..len(ratios)-1] one line per R, [-1] markers at the current N.
+    """
+    tokens = np.asarray(tokens, dtype=float)
+    colours = (GREY, BLUE, GREEN, ORANGE, VERMILLION)
+    data = [
+        {"type": "scatter", "x": _list(tokens), "y": _list(tokens**2 / R**2), "mode": "lines",
+         "name": "N²" if R == 1 else f"N²/{R * R} (R = {R})",
+         "line": {"color": colours[i % len(colours)], "dash": "dash" if R == 1 else "solid"},
+         "hovertemplate": "N = %{x:,}<br>%{y:,.0f} entries<extra></extra>"}
+        for i, R in enumerate(ratios)
+    ]  # fmt: skip
+    data.append({"type": "scatter", "x": [n] * len(current), "y": _list(current),
+                 "mode": "markers", "name": "N", "marker": CURRENT, "showlegend": False,
+                 "hovertemplate": "N = %{x:,}<br>%{y:,.0f}<extra></extra>"})  # fmt: skip
+    lay = layout(title=title, x=x_title, y=y_title, height=380, xaxis={"type": "log"},
+                 yaxis={"type": "log", "exponentformat": "power"})  # fmt: skip
+    lay["legend"] = {"orientation": "v", "x": 0.01, "y": 0.99, "xanchor": "left", "yanchor": "top",
+                     "bgcolor": "rgba(255,255,255,0.8)"}  # fmt: skip
+    return figure(data, lay)
+
+
+def stage_tokens_figure(
+    rows: Sequence[dict[str, Any]], *, title: str, y_title: str, names: tuple[str, str],
+) -> go.Figure:  # fmt: skip
+    """Tokens per PVT stage before (N_i) and after (N_i/R_i²) spatial reduction, log y.
+
+    Traces: [0] query tokens N_i, [1] key/value tokens N_i / R_i².
+    """
+    stages = [f"stage {r['stage']}" for r in rows]
+    data = [
+        {"type": "bar", "x": stages, "y": [r["tokens"] for r in rows], "name": names[0],
+         "marker": {"color": BLUE}, "hovertemplate": "%{x}: %{y:,}<extra>" + names[0]
+         + "</extra>"},
+        {"type": "bar", "x": stages, "y": [r["kv_tokens"] for r in rows], "name": names[1],
+         "marker": {"color": GREEN}, "hovertemplate": "%{x}: %{y:,}<extra>" + names[1]
+         + "</extra>"},
+    ]  # fmt: skip
+    lay = layout(title=title, x="", y=y_title, height=340, barmode="group",
+                 yaxis={"type": "log", "range": [0, 5]})  # fmt: skip
+    return figure(data, lay)
+
+
+def equality_figure(
+    linear: Array, conv: Array, *, title: str, x_title: str, y_title: str,
+) -> go.Figure:  # fmt: skip
+    """Every output entry of patchify + Linear (x) against Conv2d (y): all on the diagonal.
+
+    Traces: [0] the points, [1] the diagonal y = x.
+    """
+    a, b = np.ravel(linear), np.ravel(conv)
+    data = [
+        {"type": "scatter", "x": _list(a, 6), "y": _list(b, 6), "mode": "markers",
+         "name": "entries", "marker": {"color": BLUE, "size": 6, "opacity": 0.7},
+         "hovertemplate": "linear %{x:.6f}<br>conv %{y:.6f}<extra></extra>"},
+        {"type": "scatter", "x": [-3.5, 3.5], "y": [-3.5, 3.5], "mode": "lines", "name": "y = x",
+         "line": {"color": GREY, "dash": "dash"}, "hoverinfo": "skip"},
+    ]  # fmt: skip
+    lay = layout(title=title, x=x_title, y=y_title, height=380,
+                 xaxis={"range": [-3.5, 3.5]}, yaxis={"range": [-3.5, 3.5]})  # fmt: skip
+    return figure(data, lay)

@@ -1,0 +1,77 @@
+"""The PVT spatial-reduction attention page, driven through AppTest by widget keys."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.app.conftest import open_page
+
+PAGE = "pvt_sra.py"
+
+
+def latex(at) -> str:
+    return "\n".join(m.value for m in at.markdown if m.value.startswith("$$"))
+
+
+@pytest.mark.parametrize("view", ["attention", "cost", "stages", "torch"])
+def test_every_part_runs_with_green_badges(view):
+    at = open_page(PAGE, {"pvt_sra_view": view})
+    assert not at.exception and not at.error
+    assert ":green-badge[" in latex(at) and ":red-badge[" not in latex(at)
+    assert at.query_params["pvt_sra_view"] == view
+
+
+@pytest.mark.parametrize(("R", "keys", "width"), [(1, 256, 7), (2, 64, 28), (8, 4, 448)])
+def test_ratio_changes_the_reshape_and_the_key_count(R, keys, width):
+    at = open_page(PAGE)
+    at.select_slider(key="pvt_sra_R").set_value(R).run()
+    assert not at.exception
+    assert f"\\mathbb{{R}}^{{{keys}\\times{width}}}" in latex(at)
+    assert f"keys = H·W/R² — {keys}" in latex(at)
+    assert at.query_params["pvt_sra_R"] == str(R)
+
+
+def test_query_sliders_move_the_query_and_stay_in_the_url():
+    at = open_page(PAGE)
+    at.slider(key="pvt_sra_col").set_value(12).run()
+    at.slider(key="pvt_sra_row").set_value(3).run()
+    assert "a_{(3,12)}" in latex(at)
+    assert at.query_params["pvt_sra_col"] == "12"
+
+
+def test_query_is_clamped_when_the_map_shrinks():
+    at = open_page(PAGE, {"pvt_sra_side": "32", "pvt_sra_col": "30"})
+    assert at.slider(key="pvt_sra_col").value == 30
+    at.select_slider(key="pvt_sra_side").set_value(8).run()
+    assert not at.exception
+    assert at.slider(key="pvt_sra_col").value == 7
+
+
+def test_stages_show_table_one_and_49_kv_tokens_at_224():
+    at = open_page(PAGE, {"pvt_sra_view": "stages"})
+    text = latex(at)
+    for n in ("3{,}136", "N_2 = 784", "N_3 = 196", "N_4 = 49"):
+        assert n in text
+    assert text.count("= 49") >= 4
+    at.select_slider(key="pvt_sra_stage_side").set_value(512).run()
+    assert "— 256" in latex(at)
+    at.radio(key="pvt_sra_variant").set_value("Large").run()
+    table = next(m.value for m in at.markdown if m.value.startswith("| stage"))
+    assert "| 27 |" in table
+
+
+def test_torch_part_shows_conv_equals_linear():
+    at = open_page(PAGE, {"pvt_sra_view": "torch"})
+    at.select_slider(key="pvt_sra_torch_R").set_value(4).run()
+    assert not at.exception
+    assert "k=s=4" in latex(at) and "max |Δ|" in latex(at)
+    assert ":red-badge[" not in latex(at)
+
+
+def test_bad_url_parameters_fall_back_with_a_notice():
+    at = open_page(PAGE, {"pvt_sra_R": "3", "pvt_sra_view": "nope", "pvt_sra_row": "99"})
+    assert not at.exception and not at.error
+    assert at.select_slider(key="pvt_sra_R").value == 4
+    assert at.radio(key="pvt_sra_view").value == "attention"
+    notice = " ".join(c.value for c in at.caption)
+    assert "pvt_sra_R" in notice and "pvt_sra_view" in notice
