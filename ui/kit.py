@@ -18,6 +18,7 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
+from ui import state
 from ui.i18n import content, t
 
 PLOTLY_CONFIG: dict[str, Any] = {
@@ -41,6 +42,7 @@ def explain(concept: str, section: str) -> None:
 def chart(fig: go.Figure, key: str) -> None:
     """A Plotly figure, full width, with the app's offline-friendly toolbar."""
     st.plotly_chart(fig, key=key, width="stretch", config=PLOTLY_CONFIG, theme=None)
+    state.flush()  # after the chart: the URL update re-renders the page (see ui/state.py)
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,7 @@ def formula(latex: str, checks: Sequence[Check] = (), caption: str | None = None
     if checks:
         body += "\n\n" + _badge_line(checks)
     st.markdown(body)
+    state.flush()
 
 
 def badges(checks: Sequence[Check]) -> None:
@@ -81,6 +84,7 @@ def badges(checks: Sequence[Check]) -> None:
 
 def try_this(concept: str) -> None:
     """The page's "try this" prompts."""
+    state.flush()
     with st.container(border=True):
         st.markdown(f"**{t('kit.try_this')}**")
         st.markdown(content(concept, "try"))

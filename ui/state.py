@@ -2,7 +2,12 @@
 
 Each wrapper (1) seeds ``st.session_state[key]`` from ``?key=...`` the first time the page
 runs in a session (a bad or stale value falls back to the default, with a short notice),
-(2) draws the widget by ``key`` only, and (3) writes the value back to ``st.query_params``.
+(2) draws the widget by ``key`` only, and (3) queues the value for the address bar.
+
+:func:`flush` writes the queue to ``st.query_params`` in one update. The page kit calls it
+right after a chart (and after the formula and at the end of the page): every query-param
+write is a message that makes the browser re-render the whole page, so one batched write
+after the chart keeps it off the slider → chart path (measured with bench/latency).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from ui.i18n import t
 
 V = TypeVar("V")
 _NOTICES = "_url_state_notices"
+_PENDING = "_url_state_pending"
 
 
 def _seed(key: str, default: V, decode: Callable[[str], V]) -> None:
@@ -32,9 +38,17 @@ def _seed(key: str, default: V, decode: Callable[[str], V]) -> None:
 
 
 def _publish(key: str, encode: Callable[[Any], str]) -> None:
-    text = encode(st.session_state[key])
-    if st.query_params.get(key) != text:
-        st.query_params[key] = text
+    st.session_state.setdefault(_PENDING, {})[key] = encode(st.session_state[key])
+
+
+def flush() -> None:
+    """Write the queued widget values to the URL in one update (only those that changed)."""
+    pending = st.session_state.pop(_PENDING, None)
+    if not pending:
+        return
+    changed = {k: v for k, v in pending.items() if st.query_params.get(k) != v}
+    if changed:
+        st.query_params.update(changed)
 
 
 def show_notices() -> None:
