@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
-from figures.style import BLUE, GREY, ORANGE, VERMILLION, layout
+from figures.style import BLUE, GREY, ORANGE, VERMILLION, layout, panel_titles
 
 
 def signed_log(x: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -41,11 +41,7 @@ def powers_figure(
     lay["xaxis2"].pop("scaleanchor", None)
     lay["yaxis2"] = {**{k: v for k, v in lay["yaxis"].items() if k not in ("range", "scaleanchor",
                      "constrain")}, "anchor": "x2", "title": {"text": axis_titles[3]}}  # fmt: skip
-    lay["annotations"] = [
-        {"text": f"<b>{text}</b>", "x": x, "y": 1.0, "xref": "paper", "yref": "paper",
-         "xanchor": "left", "yanchor": "bottom", "showarrow": False, "font": {"size": 14}}
-        for text, x in ((titles[0], 0.0), (titles[1], 0.52))
-    ]  # fmt: skip
+    lay["annotations"] = panel_titles(titles[:2], (0.0, 0.52))
     lay["shapes"] = [
         {"type": "circle", "xref": "x", "yref": "y", "x0": -rho, "x1": rho, "y0": -rho,
          "y1": rho, "line": {"color": GREY, "dash": "dash", "width": 1}},

@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
-from figures.style import BLUE, GREY, ORANGE, SEQUENTIAL, VERMILLION, figure, layout
+from figures.style import BLUE, GREY, ORANGE, SEQUENTIAL, VERMILLION, figure, layout, panel_titles
 
 Array = NDArray[np.float64]
 # 16 distinguishable bucket colours: Okabe & Ito first, then Tableau-like extras
@@ -121,11 +121,7 @@ def attention_pair_figure(
                  margin={"l": 60, "r": 15, "t": 40, "b": 50})  # fmt: skip
     lay["xaxis2"] = {**lay["xaxis"], "domain": [0.52, 0.96], "anchor": "y2", "title": {"text": ""}}
     lay["yaxis2"] = {**lay["yaxis"], "anchor": "x2", "title": {"text": ""}}
-    lay["annotations"] = [
-        {"text": f"<b>{text}</b>", "x": x, "y": 1.0, "xref": "paper", "yref": "paper",
-         "xanchor": "left", "yanchor": "bottom", "showarrow": False, "font": {"size": 14}}
-        for text, x in ((titles[0], 0.0), (titles[1], 0.52))
-    ]  # fmt: skip
+    lay["annotations"] = panel_titles(titles[:2], (0.0, 0.52))
     data = [_heatmap(full, ("x", "y"), zmax), _heatmap(kept, ("x2", "y2"), zmax)]
     data[0]["zmax"] = data[1]["zmax"] = 1.0
     return figure(data, lay)

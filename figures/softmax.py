@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
-from figures.style import BLUE, GREEN, GREY, ORANGE, VERMILLION, figure, layout
+from figures.style import BLUE, GREEN, GREY, ORANGE, VERMILLION, figure, layout, panel_titles
 
 Array = NDArray[np.float64]
 LOG_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20)
@@ -106,11 +106,7 @@ def temperature_figure(
                      "title": {"text": y_titles[1]}}  # fmt: skip
     note = {"showarrow": False, "xanchor": "right", "yanchor": "bottom", "xref": "paper",
             "font": {"size": 11, "color": GREY}}  # fmt: skip
-    lay["annotations"] = [
-        {"text": f"<b>{text}</b>", "x": x, "y": 1.0, "xref": "paper", "yref": "paper",
-         "xanchor": "left", "yanchor": "bottom", "showarrow": False, "font": {"size": 14}}
-        for text, x in ((titles[0], 0.0), (titles[1], 0.56))
-    ] + [
+    lay["annotations"] = panel_titles(titles[:2], (0.0, 0.56)) + [
         {**note, "text": line_labels[0], "x": 0.0, "xanchor": "left", "y": 1.0 / n, "yref": "y",
          "bgcolor": "rgba(255,255,255,0.85)"},
         {**note, "text": line_labels[1], "x": 1.0, "y": max_entropy, "yref": "y2"},

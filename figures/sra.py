@@ -13,7 +13,17 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
-from figures.style import BLUE, GREEN, GREY, ORANGE, SEQUENTIAL, VERMILLION, figure, layout
+from figures.style import (
+    BLUE,
+    GREEN,
+    GREY,
+    ORANGE,
+    SEQUENTIAL,
+    VERMILLION,
+    figure,
+    layout,
+    panel_titles,
+)
 
 Array = NDArray[np.float64]
 CURRENT = {"size": 12, "color": ORANGE, "line": {"color": "black", "width": 1}}
@@ -38,12 +48,7 @@ def _grid_panels(n: int, side: int, titles: Sequence[str], height: int) -> dict[
                               "constrain": "domain"}  # fmt: skip
         lay[f"yaxis{sfx}"] = {**axis, "range": [side - 0.5, -0.5], "anchor": f"x{sfx}",
                               "scaleanchor": f"x{sfx}", "constrain": "domain"}  # fmt: skip
-    lay["annotations"] = [
-        {"text": f"<b>{t}</b>", "x": i * (width + gap), "y": 1.0, "xref": "paper",
-         "yref": "paper", "xanchor": "left", "yanchor": "bottom", "showarrow": False,
-         "font": {"size": 14}}
-        for i, t in enumerate(titles)
-    ]  # fmt: skip
+    lay["annotations"] = panel_titles(titles, [i * (width + gap) for i in range(len(titles))], 14)
     lay["margin"] = {"l": 10, "r": 10, "t": 36, "b": 10}
     lay["showlegend"] = False
     return lay

@@ -14,6 +14,7 @@ Speed matters here (every slider step rebuilds a figure, on a server shared by a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import plotly.graph_objects as go
@@ -84,3 +85,12 @@ def figure(data: list[dict[str, Any]], layout: dict[str, Any]) -> go.Figure:
     because ``tests/figures/test_validation.py`` rebuilds each of their outputs validated.
     """
     return go.Figure({"data": data, "layout": layout}, _validate=False)
+
+
+def panel_titles(titles: Sequence[str], xs: Sequence[float], size: int = 14) -> list[dict]:
+    """Bold titles above side-by-side panels of one figure, left-aligned at paper x ``xs``."""
+    return [
+        {"text": f"<b>{text}</b>", "x": x, "y": 1.0, "xref": "paper", "yref": "paper",
+         "xanchor": "left", "yanchor": "bottom", "showarrow": False, "font": {"size": size}}
+        for text, x in zip(titles, xs, strict=True)
+    ]  # fmt: skip

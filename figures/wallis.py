@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
-from figures.style import BLUE, GREEN, GREY, ORANGE, VERMILLION, layout
+from figures.style import BLUE, GREEN, GREY, ORANGE, VERMILLION, layout, panel_titles
 
 Array = NDArray[np.float64]
 LOG_TICKS = (1, 10, 100, 1000, 10_000, 100_000)
@@ -25,11 +25,7 @@ def _two_panels(titles: tuple[str, str], x_titles: tuple[str, str], y_titles: tu
     lay["xaxis2"] = {**lay["xaxis"], "domain": [0.56, 1.0], "anchor": "y2",
                      "title": {"text": x_titles[1]}}  # fmt: skip
     lay["yaxis2"] = {**lay["yaxis"], "anchor": "x2", "title": {"text": y_titles[1]}}
-    lay["annotations"] = [
-        {"text": f"<b>{text}</b>", "x": x, "y": 1.0, "xref": "paper", "yref": "paper",
-         "xanchor": "left", "yanchor": "bottom", "showarrow": False, "font": {"size": 14}}
-        for text, x in ((titles[0], 0.0), (titles[1], 0.56))
-    ]  # fmt: skip
+    lay["annotations"] = panel_titles(titles[:2], (0.0, 0.56))
     lay["margin"] = {"l": 60, "r": 15, "t": 40, "b": 90}
     lay["legend"] = {"orientation": "h", "x": 0.0, "y": -0.24, "yanchor": "top"}
     return lay

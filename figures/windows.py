@@ -23,6 +23,7 @@ from figures.style import (
     VERMILLION,
     figure,
     layout,
+    panel_titles,
 )  # fmt: skip
 
 Array = NDArray[np.float64]
@@ -54,12 +55,7 @@ def _panels(sides: Sequence[int], titles: Sequence[str], height: int) -> dict[st
                               "range": [-0.5, side - 0.5], "constrain": "domain"}  # fmt: skip
         lay[f"yaxis{sfx}"] = {**axis, "anchor": f"x{sfx}", "range": [side - 0.5, -0.5],
                               "scaleanchor": f"x{sfx}", "constrain": "domain"}  # fmt: skip
-    lay["annotations"] = [
-        {"text": f"<b>{t}</b>", "x": i * (width + gap), "y": 1.0, "xref": "paper",
-         "yref": "paper", "xanchor": "left", "yanchor": "bottom", "showarrow": False,
-         "font": {"size": 13}}
-        for i, t in enumerate(titles)
-    ]  # fmt: skip
+    lay["annotations"] = panel_titles(titles, [i * (width + gap) for i in range(len(titles))], 13)
     lay["margin"] = {"l": 30, "r": 10, "t": 36, "b": 20}
     lay["showlegend"] = False
     return lay

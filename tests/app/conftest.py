@@ -21,6 +21,11 @@ def open_page(page: str | None, query: dict[str, str] | None = None) -> AppTest:
     return at
 
 
+def latex(at: AppTest) -> str:
+    """The page's display formulas (``kit.formula`` draws them as ``$$...$$`` Markdown)."""
+    return "\n".join(m.value for m in at.markdown if m.value.startswith("$$"))
+
+
 @pytest.fixture
 def page_app():
     return open_page

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import open_page
+from tests.app.conftest import latex, open_page
 
 PAGE = "cayley_hamilton.py"
 HOSTILE = [
     "__import__('os').system('id')", "9**9**9", "1e999999", "1/0", "nan", "", "(1 1)", "(1 2",
     "(0 999)", "2 2 1", "1 2; 3", "; ".join([" ".join(["1"] * 9)] * 9),
 ]  # fmt: skip
-
-
-def latex(at) -> str:
-    return "\n".join(m.value for m in at.markdown if m.value.startswith("$$"))
 
 
 def test_typed_matrix_gives_its_polynomial_and_a_zero_residual():

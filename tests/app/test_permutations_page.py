@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import open_page
+from tests.app.conftest import latex, open_page
 
 PAGE = "permutations.py"
 HOSTILE = [
     "__import__('os').system('id')", "9**9**9", "1e999999", "1/0", "nan", "", "(1 1)", "(1 2",
     "(0 999)", "2 2 1",
 ]  # fmt: skip
-
-
-def latex(at) -> str:
-    return "\n".join(m.value for m in at.markdown if m.value.startswith("$$"))
 
 
 def test_default_is_the_course_example_with_three_agreeing_signs():

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import open_page
+from tests.app.conftest import latex, open_page
 
 PAGE = "pvt_sra.py"
-
-
-def latex(at) -> str:
-    return "\n".join(m.value for m in at.markdown if m.value.startswith("$$"))
 
 
 @pytest.mark.parametrize("view", ["attention", "cost", "stages", "torch"])

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import open_page
+from tests.app.conftest import latex, open_page
 
 PAGE = "routing_clustering.py"
 C = "routing_clustering"
-
-
-def latex(at) -> str:
-    return "\n".join(m.value for m in at.markdown if m.value.startswith("$$"))
 
 
 @pytest.mark.parametrize("view", ["routing", "mips"])

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import open_page
+from tests.app.conftest import latex, open_page
 
 PAGE = "softmax.py"
-
-
-def latex(at) -> str:
-    """The page's display formulas (kit.formula draws them as $$...$$ Markdown)."""
-    return "\n".join(m.value for m in at.markdown if m.value.startswith("$$"))
 
 
 def badges(at) -> str:
