@@ -112,7 +112,9 @@ def reliability_bins(
     if int(n_bins) != n_bins or n_bins < 1:
         raise ValueError("n_bins must be a positive whole number")
     M = int(n_bins)
-    edges = np.linspace(0.0, 1.0, M + 1)
+    # k / M is correctly rounded, so a confidence of exactly k/M lands in the bin it closes;
+    # linspace can round an edge down by one ulp (torch.linspace gives 14/25 as 0.5599...9).
+    edges = np.arange(M + 1) / M
     # bin m holds edges[m] < conf <= edges[m+1]; conf == 0 belongs to no bin (as in Guo et al.)
     idx = np.searchsorted(edges, conf, side="left") - 1
     inside = idx >= 0
