@@ -1,0 +1,36 @@
+"""Smoke tests of the benchmark instruments against the real app (no timing assertions).
+
+If a Streamlit upgrade or a page change breaks bench/latency or bench/load, these fail in CI
+instead of the numbers silently going missing.
+"""
+
+from __future__ import annotations
+
+import json
+
+from bench import latency, load
+
+
+def test_latency_probe_measures_real_redraws(server):
+    steps = latency.measure(f"{server.url}/softmax", "softmax_T", "softmax_probs_chart", 3,
+                            warmup=1)  # fmt: skip
+    assert len(steps) == 3
+    for step in steps:
+        assert step.error is None, step.error
+        assert step.latency_ms is not None and step.latency_ms > 0
+        assert step.value_after != step.value_before
+        assert 0 < step.payload_bytes < 200 * 1024
+
+
+def test_load_sessions_speak_the_protocol_without_errors(server, tmp_path):
+    out = tmp_path / "load.json"
+    code = load.main([
+        "--url", server.url, "--pid", str(server.pid), "--sessions", "3", "--duration", "6",
+        "--think", "0.3:0.6", "--ramp", "1", "--out", str(out),
+    ])  # fmt: skip
+    report = json.loads(out.read_text())
+    assert code == 0, report["errors"]
+    assert report["sessions"] == {"started": 3, "loaded": 3, "lost": 0}
+    assert report["fragment_reruns"] > 0  # the slider lives in a fragment and is driven as one
+    assert report["target"]["slider_kind"] == "select_slider"
+    assert report["rss_samples"], "server memory was sampled"
