@@ -41,6 +41,19 @@ def calibration_case(
     return logits, labels, sm.fit_temperature(logits, labels)
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def contrastive_case(
+    n_pairs: int, spread: float, seed: int, taus: tuple[float, ...]
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Embeddings, the NT-Xent loss at every tau of the slider, and the tau -> inf loss.
+
+    None of it depends on the current tau, so a tau step only reads it back.
+    """
+    z = sm.positive_pairs(n_pairs, 8, spread, np.random.default_rng(seed))
+    losses = np.array([sm.nt_xent(z, tau)[0] for tau in taus])
+    return z, losses, sm.nt_xent(z, 1e6)[0]
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def attention_scaling_curves(
     dims: tuple[int, ...], n_tokens: int, n_heads: int, seed: int
