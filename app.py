@@ -2,18 +2,26 @@
 
 import streamlit as st
 
-from ui import nav, perf
-from ui.i18n import t
+from ui import kit, nav, perf, presenter, state
+from ui.i18n import DEFAULT_LANG, LANGUAGES, current_lang, t
 
 st.set_page_config(
     page_title=t("app.title"),
     page_icon=":material/functions:",
     layout="wide",
-    initial_sidebar_state="auto",
+    initial_sidebar_state="collapsed" if kit.presenting() else "auto",
 )
 perf.freeze_import_heap()
 
 page = st.navigation(nav.pages())
 with st.sidebar:
+    state.selectbox(t("app.language"), "lang", list(LANGUAGES), current_lang() or DEFAULT_LANG,
+                    format_func=LANGUAGES.get)  # fmt: skip
+    state.toggle(t("app.present"), "present", False, help=t("app.present_help"))
     st.caption(t("app.sidebar_about"))
+if kit.presenting():
+    presenter.style()
 page.run()
+with st.sidebar:
+    presenter.share_link(page.url_path or None)
+state.flush()

@@ -18,15 +18,15 @@ import streamlit as st
 
 from ui.registry import ROOT
 
-LANGUAGES: dict[str, str] = {"en": "English"}
+LANGUAGES: dict[str, str] = {"en": "English", "ja": "日本語"}
 DEFAULT_LANG = "en"
 ASSETS = ROOT / "assets"
 _SECTION = re.compile(r"^<!--\s*section:\s*([\w-]+)\s*-->\s*$", re.MULTILINE)
 
 
 def current_lang() -> str:
-    """The language of this session: ``?lang=`` in the URL, else English."""
-    lang = st.query_params.get("lang", DEFAULT_LANG)
+    """The language of this session: the sidebar's choice, else ``?lang=``, else English."""
+    lang = st.session_state.get("lang") or st.query_params.get("lang", DEFAULT_LANG)
     return lang if lang in LANGUAGES else DEFAULT_LANG
 
 

@@ -9,17 +9,23 @@ and behaves the same (and later features such as presenter mode land here once).
 from __future__ import annotations
 
 import inspect
+import json
+import re
+import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
+import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
+from figures.export import figure_csv, heatmap_tables
 from ui import state
-from ui.i18n import content, t
+from ui.i18n import content, current_lang, t
 
 PLOTLY_CONFIG: dict[str, Any] = {
     "displaylogo": False,
@@ -28,8 +34,23 @@ PLOTLY_CONFIG: dict[str, Any] = {
 }
 
 
+_FIGURES = "_kit_figures"
+SEED_MAX = 999_999
+
+
+def presenting() -> bool:
+    """Presenter mode (``?present=1`` or the sidebar toggle): big type, one step at a time."""
+    return bool(st.session_state.get("present", st.query_params.get("present") == "1"))
+
+
+def _figures() -> dict[str, go.Figure]:
+    """This session's charts of the current page, by key (the data behind "export")."""
+    return st.session_state.setdefault(_FIGURES, {})
+
+
 def intro(concept: str) -> None:
     """The page title and its one-paragraph "what you are looking at"."""
+    _figures().clear()  # a full run of a page: forget the charts of the previous page/part
     st.title(t(f"{concept}.title"))
     st.markdown(content(concept, "intro"))
 
@@ -42,6 +63,7 @@ def explain(concept: str, section: str) -> None:
 def chart(fig: go.Figure, key: str) -> None:
     """A Plotly figure, full width, with the app's offline-friendly toolbar."""
     st.plotly_chart(fig, key=key, width="stretch", config=PLOTLY_CONFIG, theme=None)
+    _figures()[key] = fig  # a reference, read only when the reader exports
     state.flush()  # after the chart: the URL update re-renders the page (see ui/state.py)
 
 
@@ -82,12 +104,125 @@ def badges(checks: Sequence[Check]) -> None:
     st.markdown(_badge_line(checks))
 
 
+_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*])\s+", re.MULTILINE)
+
+
+def try_steps(concept: str) -> list[str]:
+    """The "try this" prompts one by one (the items of the section's Markdown list)."""
+    text = content(concept, "try")
+    items = [item.strip() for item in _ITEM.split(text) if item.strip()]
+    return items or [text]
+
+
 def try_this(concept: str) -> None:
-    """The page's "try this" prompts."""
+    """The page's "try this" prompts; in presenter mode one at a time, stepped by keyboard.
+
+    A presentation clicker sends PageDown / PageUp: those are the step shortcuts.
+    """
     state.flush()
     with st.container(border=True):
         st.markdown(f"**{t('kit.try_this')}**")
-        st.markdown(content(concept, "try"))
+        if not presenting():
+            st.markdown(content(concept, "try"))
+            return
+        steps = try_steps(concept)
+        key = f"{concept}_step"
+        k = min(state.hidden_int(key, 1, 99, lambda: 1), len(steps))
+        state.show_notices()
+
+        def go_to(step: int) -> None:
+            st.session_state[key] = min(max(step, 1), len(steps))
+
+        st.markdown(f"**{t('kit.step', k=k, n=len(steps))}** — {steps[k - 1]}")
+        back, forward = st.columns(2)
+        back.button(t("kit.previous"), key=f"{key}_back", on_click=go_to, args=(k - 1,),
+                    disabled=k == 1, shortcut="PageUp", icon=":material/arrow_back:",
+                    width="stretch")  # fmt: skip
+        forward.button(t("kit.next"), key=f"{key}_next", on_click=go_to, args=(k + 1,),
+                       disabled=k == len(steps), shortcut="PageDown",
+                       icon=":material/arrow_forward:", width="stretch")  # fmt: skip
+        state.flush()
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """A predict-then-reveal question, made from a seed so every student gets their own.
+
+    Attributes:
+        question: Markdown in plain Unicode (no ``$``).
+        answer: the right answer; one of ``options`` when those are given.
+        options: the choices of a multiple-choice question (empty: a number is asked).
+        tolerance: a numeric guess within this of ``answer`` counts as right.
+        explanation: how to get the answer, shown on reveal.
+    """
+
+    question: str
+    answer: float | str
+    options: tuple[str, ...] = ()
+    tolerance: float = 0.0
+    explanation: str = ""
+
+    def is_right(self, guess: float | str | None) -> bool:
+        """Whether ``guess`` answers the question."""
+        if guess is None:
+            return False
+        if self.options:
+            return guess == self.answer
+        slack = self.tolerance + 1e-9 * max(1.0, abs(float(self.answer)))
+        return abs(float(guess) - float(self.answer)) <= slack
+
+
+def _format_answer(answer: float | str) -> str:
+    return answer if isinstance(answer, str) else f"{answer:.6g}"
+
+
+def exercise(concept: str, make: Callable[[np.random.Generator], Exercise]) -> None:
+    """The page's exercise: predict, check yourself, then reveal (lazy expander).
+
+    ``make(rng)`` draws the question's parameters from ``rng``; its seed lives in the URL
+    (``?<concept>_ex=``), fresh per student unless the link pins one.
+    """
+    key = f"{concept}_ex"
+    seed = state.hidden_int(key, 0, SEED_MAX, lambda: secrets.randbelow(SEED_MAX + 1))
+    state.show_notices()
+    box = st.expander(t("kit.exercise"), key=f"{key}_box", on_change="rerun",
+                      icon=":material/quiz:", expanded=presenting())  # fmt: skip
+    if not box.open:
+        state.flush()
+        return
+    ex = make(np.random.default_rng(seed))
+    done = st.session_state.setdefault(f"{key}_done", {})  # seed -> "checked" / "revealed"
+
+    def new_question() -> None:
+        st.session_state[key] = secrets.randbelow(SEED_MAX + 1)
+
+    with box:
+        st.caption(t("kit.exercise_how", seed=seed))
+        st.markdown(ex.question)
+        if ex.options:
+            guess = st.radio(t("kit.your_answer"), ex.options, index=None, horizontal=True,
+                             key=f"{key}_guess_{seed}")  # fmt: skip
+        else:
+            guess = st.number_input(t("kit.your_answer"), value=None, format="%g",
+                                    key=f"{key}_guess_{seed}")  # fmt: skip
+        check, reveal, again = st.columns(3)
+        if check.button(t("kit.check"), key=f"{key}_check", icon=":material/check:",
+                        width="stretch", disabled=guess is None):  # fmt: skip
+            done[seed] = done.get(seed, "checked")
+        if reveal.button(t("kit.reveal"), key=f"{key}_reveal", icon=":material/visibility:",
+                         width="stretch"):  # fmt: skip
+            done[seed] = "revealed"
+        again.button(t("kit.new_question"), key=f"{key}_new", icon=":material/casino:",
+                     width="stretch", on_click=new_question)  # fmt: skip
+        if done.get(seed) and guess is not None:
+            if ex.is_right(guess):
+                st.success(t("kit.right"), icon=":material/check_circle:")
+            else:
+                st.warning(t("kit.not_quite"), icon=":material/help:")
+        if done.get(seed) == "revealed":
+            st.info(f"**{t('kit.answer', answer=_format_answer(ex.answer))}**"
+                    + (f"\n\n{ex.explanation}" if ex.explanation else ""))  # fmt: skip
+    state.flush()
 
 
 @lru_cache(maxsize=128)
@@ -101,12 +236,81 @@ def show_code(concept: str, *functions: Callable[..., Any]) -> None:
     Lazy: the (long, syntax-highlighted) source is only sent while the expander is open,
     because the browser re-renders it on every slider step otherwise.
     """
-    box = st.expander(t("kit.show_code"), key=f"{concept}_code", on_change="rerun")
+    box = st.expander(t("kit.show_code"), key=f"{concept}_code", on_change="rerun",
+                      icon=":material/code:")  # fmt: skip
     if box.open:
         with box:
             for fn in functions:
                 st.caption(f"`{fn.__module__}.{fn.__qualname__}`")
                 st.code(_source(fn), language="python")
+    data_and_export(concept)
+
+
+def view_link(concept: str | None) -> str:
+    """The address of this exact view: this page with every control's value as parameters."""
+    base = urlsplit(st.context.url or "http://localhost:8501")
+    prefix = (st.get_option("server.baseUrlPath") or "").strip("/")
+    path = "/".join(p for p in (prefix, concept or "") if p)
+    query = urlencode(sorted(state.snapshot().items()))
+    return f"{base.scheme}://{base.netloc}/{path}" + (f"?{query}" if query else "")
+
+
+def view_state(concept: str | None) -> Callable[[], str]:
+    """The page state as JSON, made when called: page, language and every control's value.
+
+    Call it in the script run; the returned function may run later on another thread
+    (a download) and then reads the values the controls have at that moment.
+    """
+    params, live, lang = state.snapshot(), state.live(), current_lang()
+    prefix = f"{concept}_"
+
+    def dump() -> str:
+        now = dict(params)
+        now.update({k: v for k, v in list(live.items()) if k.startswith(prefix)})
+        view = {"page": concept or "home", "lang": lang, "params": dict(sorted(now.items()))}
+        return json.dumps(view, indent=2, ensure_ascii=False)
+
+    return dump
+
+
+def data_and_export(concept: str) -> None:
+    """A lazy expander: every chart's data as CSV, a table for every heatmap, the state as JSON.
+
+    The downloads are made when clicked, from the charts as they are then (a slider step
+    in a fragment updates them), so nothing is computed or sent on a slider step.
+    """
+    box = st.expander(t("kit.data"), key=f"{concept}_data", on_change="rerun",
+                      icon=":material/table:")  # fmt: skip
+    if not box.open:
+        return
+    figures = _figures()
+    with box:
+        st.caption(t("kit.data_how"))
+        st.download_button(t("kit.state_json"), file_name=f"{concept}-view.json",
+                           data=view_state(concept),
+                           mime="application/json", icon=":material/data_object:",
+                           on_click="ignore", key=f"{concept}_json")  # fmt: skip
+        for key in list(figures):
+            st.markdown(f"**{_figure_title(figures[key], key)}**")
+            st.download_button(t("kit.figure_csv"), file_name=f"{key}.csv", mime="text/csv",
+                               data=lambda k=key: figure_csv(figures[k]), on_click="ignore",
+                               icon=":material/download:", key=f"{key}_csv")  # fmt: skip
+            for table in heatmap_tables(figures[key]):
+                st.caption(t("kit.table_of", name=table.title))
+                st.dataframe(_frame(table), height=min(400, 38 + 35 * len(table.rows)))
+
+
+def _figure_title(fig: go.Figure, key: str) -> str:
+    title = fig.layout.title.text if fig.layout.title and fig.layout.title.text else None
+    if title is None and fig.layout.annotations:
+        title = " · ".join(a.text for a in fig.layout.annotations if a.text)[:120] or None
+    return re.sub(r"<[^>]+>", "", title) if title else key
+
+
+def _frame(table: Any) -> Any:
+    import pandas as pd  # Streamlit's own dependency; only needed when a table is shown
+
+    return pd.DataFrame(table.values, index=table.rows, columns=table.columns)
 
 
 @contextmanager

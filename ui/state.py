@@ -22,6 +22,7 @@ from ui.i18n import t
 V = TypeVar("V")
 _NOTICES = "_url_state_notices"
 _PENDING = "_url_state_pending"
+_LIVE = "_url_state_live"
 
 
 def _seed(key: str, default: V, decode: Callable[[str], V]) -> None:
@@ -46,6 +47,7 @@ def flush() -> None:
     pending = st.session_state.pop(_PENDING, None)
     if not pending:
         return
+    live().update(pending)
     changed = {k: v for k, v in pending.items() if st.query_params.get(k) != v}
     if changed:
         st.query_params.update(changed)
@@ -147,6 +149,20 @@ def choice(label: str, key: str, options: Sequence[str], default: str, **kwargs:
     return value
 
 
+def selectbox(label: str, key: str, options: Sequence[str], default: str, **kwargs: Any) -> str:
+    """``st.selectbox`` over string ``options``; the URL holds the choice."""
+
+    def decode(raw: str) -> str:
+        if raw not in options:
+            raise ValueError(raw)
+        return raw
+
+    _seed(key, default, decode)
+    value = st.selectbox(label, options=list(options), key=key, **kwargs)
+    _publish(key, str)
+    return value
+
+
 def toggle(label: str, key: str, default: bool, **kwargs: Any) -> bool:
     """``st.toggle``; the URL holds ``1`` or ``0``."""
 
@@ -159,3 +175,40 @@ def toggle(label: str, key: str, default: bool, **kwargs: Any) -> bool:
     value = st.toggle(label, key=key, **kwargs)
     _publish(key, lambda v: "1" if v else "0")
     return value
+
+
+def hidden_int(key: str, lo: int, hi: int, default: Callable[[], int]) -> int:
+    """An integer kept in the URL without a widget (exercise seeds, presenter steps).
+
+    ``default`` is called once per session when the link has no valid value (e.g. a fresh
+    random seed, so every student gets their own exercise; the link then pins it).
+    """
+
+    def decode(raw: str) -> int:
+        x = int(raw)
+        if not lo <= x <= hi:
+            raise ValueError(raw)
+        return x
+
+    if key not in st.session_state:
+        _seed(key, None, decode)
+        if st.session_state[key] is None:
+            st.session_state[key] = default()
+    _publish(key, str)
+    return int(st.session_state[key])
+
+
+def live() -> dict[str, str]:
+    """Every value this session published, kept up to date by :func:`flush`.
+
+    The same dict object for the whole session: a download made later (on another thread,
+    without a script run) reads the values as they are at that moment.
+    """
+    return st.session_state.setdefault(_LIVE, {})
+
+
+def snapshot() -> dict[str, str]:
+    """This session's view as link parameters: the URL as it will be after :func:`flush`."""
+    view = {k: st.query_params[k] for k in st.query_params}
+    view.update(st.session_state.get(_PENDING, {}))
+    return view

@@ -1,0 +1,141 @@
+"""Classroom features in a real browser, on every page: the copied link, Japanese, presenter
+mode, exports."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import VIEWPORT, screenshot, wait_for_app
+from ui.i18n import strings
+from ui.registry import CONCEPTS
+
+PROBED = [c for c in CONCEPTS if c.ready and c.probe]
+READY = [c for c in CONCEPTS if c.ready]
+ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+
+
+def formulas(page: Page) -> str:
+    """The text of every rendered KaTeX formula: the numbers of the current view."""
+    return "\n".join(page.locator('[data-testid="stMain"] .katex-html').all_inner_texts())
+
+
+def copied_link(page: Page) -> str:
+    page.locator(".st-key-share_link button").first.click()
+    code = page.locator('[data-testid="stPopoverBody"] code').first
+    expect(code).to_contain_text("http")
+    return code.inner_text().replace("\n", "")
+
+
+@pytest.mark.parametrize("concept", PROBED, ids=lambda c: c.slug)
+def test_the_copied_link_restores_the_view_in_a_fresh_browser(browser, page, server, concept):
+    slider_key, chart_key = concept.probe
+    page.goto(f"{server.url}/{concept.slug}")
+    wait_for_app(page)
+    thumb = page.locator(f".st-key-{slider_key} input[type=range]").first
+    start = thumb.input_value()
+    thumb.focus()
+    for _ in range(2):
+        page.keyboard.press("ArrowRight")
+        wait_for_app(page)
+    if thumb.input_value() == start:  # the slider started at its right end
+        for _ in range(4):
+            page.keyboard.press("ArrowLeft")
+            wait_for_app(page)
+    moved = thumb.input_value()
+    assert moved != start
+    page.wait_for_function(
+        "([k, v]) => new URLSearchParams(location.search).has(k)", arg=[slider_key, moved]
+    )
+    view = formulas(page)
+    link = copied_link(page)
+    assert urlparse(link).path.strip("/") == concept.slug
+    assert slider_key in parse_qs(urlparse(link).query)
+
+    fresh = browser.new_context(viewport=VIEWPORT)  # no cookies, no session: a new student
+    other = fresh.new_page()
+    other.set_default_timeout(30_000)
+    other.goto(link)
+    wait_for_app(other)
+    other.wait_for_selector(f".st-key-{chart_key} .js-plotly-plot .main-svg")
+    assert other.locator(f".st-key-{slider_key} input[type=range]").first.input_value() == moved
+    assert formulas(other) == view
+    expect(other.locator(ERRORS)).to_have_count(0)
+    fresh.close()
+
+
+@pytest.mark.parametrize("concept", READY, ids=lambda c: c.slug)
+def test_every_page_speaks_japanese(page, server, concept):
+    ja = strings("ja")
+    assert f"{concept.slug}.title" in ja, f"no Japanese title for {concept.slug}"
+    page.goto(f"{server.url}/{concept.slug}?lang=ja")
+    wait_for_app(page)
+    expect(page.locator("h1").first).to_have_text(ja[f"{concept.slug}.title"])
+    expect(page.locator('[data-testid="stSidebarNav"]')).to_contain_text(ja["home.nav"])
+    expect(page.locator(ERRORS)).to_have_count(0)
+    screenshot(page, f"{concept.slug}-ja")
+
+
+def test_the_language_selector_switches_and_the_choice_follows_to_other_pages(page, server):
+    page.goto(f"{server.url}/softmax")
+    wait_for_app(page)
+    page.locator(".st-key-lang").click()
+    page.get_by_role("option", name="日本語").click()
+    wait_for_app(page)
+    ja = strings("ja")
+    expect(page.locator("h1").first).to_have_text(ja["softmax.title"])
+    nav = page.locator('[data-testid="stSidebarNav"] a')
+    nav.filter(has_text=ja["attention_maps.title"]).click()
+    wait_for_app(page)
+    expect(page.locator("h1").first).to_have_text(ja["attention_maps.title"])
+    page.wait_for_function("() => location.search.includes('attention_maps_')")
+    assert parse_qs(urlparse(page.url).query).get("lang") == ["ja"]
+
+
+def test_presenter_mode_steps_through_try_this_with_the_clicker_keys(page, server):
+    page.goto(f"{server.url}/softmax?present=1")
+    wait_for_app(page)
+    expect(page.locator('[data-testid="stSidebar"]')).to_have_attribute("aria-expanded", "false")
+    main = page.locator('[data-testid="stMain"]')
+    expect(main).to_contain_text("Step 1 of")
+    size = page.evaluate(
+        "() => parseFloat(getComputedStyle(document.querySelector("
+        "'[data-testid=stMain] [data-testid=stMarkdownContainer] p')).fontSize)"
+    )
+    assert size >= 20  # projector type (the normal page uses 16 px)
+    screenshot(page, "softmax-presenter")
+    page.locator("h1").first.click()  # focus the page, not a control
+    page.keyboard.press("PageDown")
+    expect(main).to_contain_text("Step 2 of")
+    page.wait_for_function("() => location.search.includes('softmax_step=2')")
+    page.keyboard.press("PageUp")
+    expect(main).to_contain_text("Step 1 of")
+
+
+def test_data_tables_and_exports_of_a_heatmap_page(page, server):
+    page.goto(f"{server.url}/attention_maps")
+    wait_for_app(page)
+    page.locator(".st-key-attention_maps_data summary").click()
+    wait_for_app(page)
+    box = page.locator(".st-key-attention_maps_data")
+    expect(box.locator('[data-testid="stDataFrame"]').first).to_be_visible()
+    screenshot(page, "attention_maps-data")
+
+    with page.expect_download() as info:
+        box.get_by_role("button", name="Chart data (CSV)").first.click()
+    rows = list(csv.DictReader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
+    assert rows and set(rows[0]) == {"trace", "x", "y", "z"}
+    weights = [float(r["z"]) for r in rows if r["z"]]
+    assert weights and all(0.0 <= w <= 1.0 + 1e-9 for w in weights)  # attention weights
+
+    with page.expect_download() as info:
+        box.get_by_role("button", name="Page state (JSON)").click()
+    state = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
+    assert state["page"] == "attention_maps" and state["lang"] == "en"
+    assert "attention_maps_query" in state["params"]
