@@ -8,7 +8,7 @@ import streamlit as st
 
 from core import attention as att
 from figures import attention as figs
-from ui import cache, kit, state
+from ui import cache, exercises, kit, state
 from ui.boot import require_entrypoint
 from ui.i18n import t
 
@@ -261,5 +261,6 @@ else:
     torch_part()
 state.show_notices()
 kit.try_this(C)
+kit.exercise(C, exercises.attention_maps)
 kit.show_code(C, att.scaled_dot_product_attention, att.masked_softmax, att.multi_head_attention,
               att.causal_mask)  # fmt: skip

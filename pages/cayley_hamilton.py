@@ -8,7 +8,7 @@ import sympy
 
 from core import cayley_hamilton as ch
 from figures import cayley_hamilton as figs
-from ui import kit, state
+from ui import exercises, kit, state
 from ui.boot import require_entrypoint
 from ui.i18n import t
 
@@ -161,6 +161,7 @@ else:
     two_by_two_part()
 state.show_notices()
 kit.try_this(C)
+kit.exercise(C, exercises.cayley_hamilton)
 kit.show_code(
     C, ch.parse_matrix, ch.characteristic_coefficients, ch.horner_steps,
     ch.cayley_hamilton_residual, ch.inverse_by_cayley_hamilton, ch.power_by_reduction,

@@ -8,7 +8,7 @@ import streamlit as st
 
 from core import attention as att
 from figures import attention as figs
-from ui import cache, kit, state
+from ui import cache, exercises, kit, state
 from ui.boot import require_entrypoint
 from ui.i18n import t
 
@@ -106,5 +106,6 @@ else:
     equal_view(N, seed, causal=view == "causal")
 state.show_notices()
 kit.try_this(C)
+kit.exercise(C, exercises.linear_attention)
 kit.show_code(C, att.elu_feature_map, att.linear_attention_explicit, att.linear_attention_reordered,
               att.time_orderings)  # fmt: skip

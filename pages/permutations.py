@@ -11,7 +11,7 @@ import sympy
 
 from core import permutations as pm
 from figures import permutations as figs
-from ui import kit, state
+from ui import exercises, kit, state
 from ui.boot import require_entrypoint
 from ui.i18n import t
 
@@ -140,6 +140,7 @@ with kit.guard():
         compose_view(sigma, pm.parse_permutation(tau_text))
 state.show_notices()
 kit.try_this(C)
+kit.exercise(C, exercises.permutations)
 kit.show_code(
     C, pm.parse_permutation, pm.inversions, pm.sign, pm.cycles, pm.sign_by_cycles,
     pm.transpositions, pm.sign_by_difference_product, pm.compose, pm.inverse,

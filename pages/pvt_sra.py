@@ -8,7 +8,7 @@ import streamlit as st
 
 from core import sra
 from figures import sra as figs
-from ui import cache, kit, state
+from ui import cache, exercises, kit, state
 from ui.boot import require_entrypoint
 from ui.i18n import t
 
@@ -178,5 +178,6 @@ with kit.guard():
         torch_view()
 state.show_notices()
 kit.try_this(C)
+kit.exercise(C, exercises.pvt_sra)
 kit.show_code(C, sra.spatial_reduction, sra.reshape_for_reduction, sra.layer_norm,
               sra.sra_weights, sra.pvt_stages, sra.conv_spatial_reduction)  # fmt: skip

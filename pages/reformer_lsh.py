@@ -8,7 +8,7 @@ import streamlit as st
 
 from core import lsh
 from figures import lsh as figs
-from ui import cache, kit, state
+from ui import cache, exercises, kit, state
 from ui.boot import require_entrypoint
 from ui.i18n import t
 
@@ -193,5 +193,6 @@ with kit.guard():
             collision_view(d, seed)
 state.show_notices()
 kit.try_this(C)
+kit.exercise(C, exercises.reformer_lsh)
 kit.show_code(C, lsh.random_rotations, lsh.lsh_buckets, lsh.estimate_collision_probability,
               lsh.sort_order, lsh.chunked_lsh_mask, lsh.kept_attention_mass)  # fmt: skip

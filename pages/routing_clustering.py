@@ -8,7 +8,7 @@ import streamlit as st
 
 from core import routing as rt
 from figures import routing as figs
-from ui import cache, kit, state
+from ui import cache, exercises, kit, state
 from ui.boot import require_entrypoint
 from ui.i18n import t
 
@@ -117,5 +117,6 @@ with kit.guard():
         mips_view(seed, equal)
 state.show_notices()
 kit.try_this(C)
+kit.exercise(C, exercises.routing_clustering)
 kit.show_code(C, rt.kmeans, rt.assign, rt.routing_mask, rt.top_k_inner_product,
               rt.search_flat, rt.search_tree, rt.recall)  # fmt: skip

@@ -8,7 +8,7 @@ import streamlit as st
 
 from core import softmax as sm
 from figures import softmax as figs
-from ui import cache, kit, state
+from ui import cache, exercises, kit, state
 from ui.boot import require_entrypoint
 from ui.i18n import t
 
@@ -232,6 +232,7 @@ else:
     random_part("contrastive", contrastive_view)
 state.show_notices()
 kit.try_this(C)
+kit.exercise(C, exercises.softmax)
 kit.show_code(
     C, sm.softmax, sm.entropy, sm.expected_calibration_error, sm.fit_temperature, sm.nt_xent
 )

@@ -8,7 +8,7 @@ import streamlit as st
 
 from core import attention as att
 from figures import attention as figs
-from ui import kit, state
+from ui import exercises, kit, state
 from ui.boot import require_entrypoint
 from ui.i18n import t
 
@@ -121,5 +121,6 @@ with kit.guard():
         cost_view(pattern_costs())
 state.show_notices()
 kit.try_this(C)
+kit.exercise(C, exercises.sparse_attention)
 kit.show_code(C, att.preset_mask, att.band_mask, att.dilated_mask, att.global_mask,
               att.random_mask, att.block_local_mask, att.receptive_field)  # fmt: skip

@@ -8,7 +8,7 @@ import streamlit as st
 
 from core import windows as win
 from figures import windows as figs
-from ui import kit, state
+from ui import exercises, kit, state
 from ui.boot import require_entrypoint
 from ui.i18n import t
 
@@ -196,6 +196,7 @@ with kit.guard():
         cost_view(c, M)
 state.show_notices()
 kit.try_this(C)
+kit.exercise(C, exercises.swin_windows)
 kit.show_code(C, win.window_partition, win.window_reverse, win.cyclic_shift,
               win.shifted_window_regions, win.shifted_window_mask, win.relative_position_index,
               win.patch_merging, win.msa_flops, win.window_msa_flops)  # fmt: skip

@@ -11,7 +11,7 @@ import sympy
 
 from core import wallis as w
 from figures import wallis as figs
-from ui import kit, state
+from ui import exercises, kit, state
 from ui.boot import require_entrypoint
 from ui.i18n import t
 
@@ -132,6 +132,7 @@ else:
     integrals_view()
 state.show_notices()
 kit.try_this(C)
+kit.exercise(C, exercises.wallis)
 kit.show_code(
     C, w.wallis_partial_products, w.wallis_partial_product_exact, w.wallis_integral, w.sandwich
 )

@@ -173,7 +173,7 @@ class Exercise:
 
 
 def _format_answer(answer: float | str) -> str:
-    return answer if isinstance(answer, str) else f"{answer:.6g}"
+    return answer if isinstance(answer, str) else f"{answer:.6g}".replace("-", "−")
 
 
 def exercise(concept: str, make: Callable[[np.random.Generator], Exercise]) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest, app_test
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -29,3 +30,21 @@ def latex(at: AppTest) -> str:
 @pytest.fixture
 def page_app():
     return open_page
+
+
+@pytest.fixture(autouse=True)
+def served(monkeypatch):
+    """Run AppTest the way a running server runs the app: in ``st.navigation`` mode.
+
+    AppTest resets ``PagesManager.uses_pages_directory`` before every run, so each run
+    would first execute the page alone and ``ui.boot.require_entrypoint`` would rerun it
+    through app.py — and that second execution no longer sees a button's click. A real
+    server flips the flag once per process, at its first page view.
+    """
+
+    class NavigationMode(app_test.PagesManager):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(app_test, "PagesManager", NavigationMode)

@@ -1,0 +1,468 @@
+"""Exercises (issue 9): one predict-then-reveal question per page, drawn from a seed.
+
+Each maker is a pure function of ``rng``: it draws the question's numbers, computes the
+answer with the page's ``core`` functions (never a hard-coded answer) and returns a
+:class:`ui.kit.Exercise` whose strings come from ``ui.i18n.t`` (keys ``<concept>.ex_<name>``
+in ``assets/i18n/<lang>/exercises.json``). Most makers first draw one of a few kinds of
+question. Inputs a student may paste into the page (logits, a permutation, a matrix) are
+set in bold in the page's own input format (ASCII minus); bold, not code spans, because
+Streamlit draws code small, too small on a projector.
+
+The sympy-based cores (wallis, permutations, cayley_hamilton) are imported inside their
+makers: importing sympy costs ~0.7 s, which the other pages should not pay.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from core import attention as att
+from core import lsh, sra
+from core import routing as rt
+from core import softmax as sm
+from core import windows as win
+from ui.i18n import t
+from ui.kit import Exercise
+
+_SUB = str.maketrans("0123456789-", "₀₁₂₃₄₅₆₇₈₉₋")
+_SUP = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def _n(x: float, digits: int = 4) -> str:
+    """A number for prose: ``digits`` significant digits, with a real minus sign."""
+    return f"{x:.{digits}g}".replace("-", "−")
+
+
+def _vec(xs: Sequence[float], digits: int = 4) -> str:
+    """``(1, −2, 0.5)``."""
+    return "(" + ", ".join(_n(float(x), digits) for x in xs) + ")"
+
+
+def _sub(k: int) -> str:
+    """``12`` → ``₁₂`` (Unicode subscripts; an underscore would turn Markdown italic)."""
+    return str(k).translate(_SUB)
+
+
+def _sup(k: int) -> str:
+    """``12`` → ``¹²`` (a power in plain Unicode: ``(−1)¹²``)."""
+    return str(k).translate(_SUP)
+
+
+def _paren(x: float) -> str:
+    """A factor in a product: ``3`` or ``(−3)``."""
+    return _n(x) if x >= 0 else f"({_n(x)})"
+
+
+def _ranges(idx: Sequence[int]) -> str:
+    """``[0, 1, 2, 3, 7, 9, 10]`` → ``0–3, 7, 9–10``."""
+    out: list[str] = []
+    idx = sorted(int(i) for i in idx)
+    start = prev = idx[0]
+    for i in [*idx[1:], None]:
+        if i is not None and i == prev + 1:
+            prev = i
+            continue
+        out.append(str(start) if start == prev else f"{start}–{prev}")
+        if i is not None:
+            start = prev = i
+    return ", ".join(out)
+
+
+def _kind(rng: np.random.Generator, kinds: Sequence[str]) -> str:
+    return kinds[int(rng.integers(len(kinds)))]
+
+
+# ---- softmax ----------------------------------------------------------------------------
+
+
+def _top_probability_threshold(u: np.ndarray, level: float = 0.9) -> float:
+    """The T at which max softmax(u/T) equals ``level`` (it falls as T grows): bisection."""
+    lo, hi = math.log(1e-3), math.log(1e3)  # p_max(lo) > level > p_max(hi)
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if sm.softmax(u, math.exp(mid)).max() > level:
+            lo = mid
+        else:
+            hi = mid
+    return math.exp((lo + hi) / 2)
+
+
+def softmax(rng: np.random.Generator) -> Exercise:
+    """The top probability at a given T, or the T at which it passes 0.9."""
+    n = int(rng.integers(3, 5))
+    u = rng.choice(np.arange(-3, 9), size=n, replace=False).astype(float)
+    logits = ", ".join(f"{x:g}" for x in u)
+    top = float(u.max())
+    if _kind(rng, ("top", "threshold")) == "top":
+        for T in rng.permutation([0.5, 1.0, 2.0, 4.0]):  # a T where max p is not ≈ 1
+            p = float(sm.softmax(u, T).max())
+            if p < 0.97:
+                break
+        T = float(T)
+        shifted = (u - top) / T
+        return Exercise(
+            question=t("softmax.ex_top_q", u=logits, T=f"{T:g}"),
+            answer=round(p, 3),
+            tolerance=0.01,
+            explanation=t("softmax.ex_top_how", T=f"{T:g}", top=f"{top:g}", z=_vec(shifted),
+                          denom=_n(float(np.exp(shifted).sum())), p=f"{p:.3f}"),
+        )  # fmt: skip
+    T = _top_probability_threshold(u)
+    gap = float(top - np.sort(u)[-2])
+    return Exercise(
+        question=t("softmax.ex_threshold_q", u=logits),
+        answer=float(f"{T:.3g}"),
+        tolerance=0.1 * T,
+        explanation=t("softmax.ex_threshold_how", T=f"{T:.3g}",
+                      p=f"{float(sm.softmax(u, T).max()):.3f}", gap=f"{gap:g}",
+                      approx=f"{gap / math.log(9):.3g}"),
+    )  # fmt: skip
+
+
+# ---- attention maps -----------------------------------------------------------------------
+
+
+def attention_maps(rng: np.random.Generator) -> Exercise:
+    """The weight a query gives one key, from its raw scores q·kⱼ and d."""
+    d = int(rng.choice([4, 16, 64]))
+    z = rng.integers(-2, 4, size=4).astype(float)  # the scaled scores, small integers
+    scores = z * math.sqrt(d)
+    j = int(rng.integers(4))
+    q = np.zeros((1, d))
+    q[0, 0] = 1.0
+    k = np.zeros((4, d))
+    k[:, 0] = scores  # so q·kⱼ = scoresⱼ; the core divides by √d itself
+    _, w = att.scaled_dot_product_attention(q, k, np.eye(4))
+    a = float(w[0, j])
+    return Exercise(
+        question=t("attention_maps.ex_weight_q", s=_vec(scores), d=d, j=j + 1,
+                   js=_sub(j + 1)),
+        answer=round(a, 3),
+        tolerance=0.01,
+        explanation=t("attention_maps.ex_weight_how", root=f"{math.sqrt(d):g}", z=_vec(z),
+                      js=_sub(j + 1), num=_n(math.exp(z[j])), denom=_n(float(np.exp(z).sum())),
+                      a=f"{a:.3f}"),
+    )  # fmt: skip
+
+
+# ---- sparse attention ---------------------------------------------------------------------
+
+
+def sparse_attention(rng: np.random.Generator) -> Exercise:
+    """How many keys one query may attend to under a band / dilated / block / ETC pattern."""
+    name = _kind(rng, ("band", "dilated", "block_local", "etc"))
+    n = int(rng.choice([16, 24, 32]))
+    w, r = int(rng.integers(1, 5)), int(rng.integers(2, 4))
+    b, g = int(rng.choice([4, 8])), int(rng.integers(1, 3))
+    i = int(rng.integers(n))
+    # the page's sliders: width, dilation, block size, global tokens
+    mask = att.preset_mask(name, n, width=w, dilation=r, block=b, n_global=g)  # type: ignore[arg-type]
+    keys = np.flatnonzero(mask[i])
+    pattern = t(f"sparse_attention.ex_{name}", w=w, r=r, b=b, glob=_ranges(range(g)))
+    return Exercise(
+        question=t("sparse_attention.ex_count_q", n=n, last=n - 1, pattern=pattern, i=i),
+        answer=float(len(keys)),
+        explanation=t("sparse_attention.ex_count_how", i=i, keys=_ranges(keys),
+                      count=len(keys), n=n),
+    )  # fmt: skip
+
+
+# ---- linear attention ---------------------------------------------------------------------
+
+
+def _matmul_multiplications(m: int, k: int, n: int) -> int:
+    """Scalar multiplications of an (m×k)·(k×n) product."""
+    return m * k * n
+
+
+def linear_attention(rng: np.random.Generator) -> Exercise:
+    """The saving of the reordered product N/d, or one unnormalised score φ(q)·φ(k)."""
+    if _kind(rng, ("cost", "feature")) == "cost":
+        N = int(rng.choice([1024, 2048, 4096, 8192, 16384]))
+        d = int(rng.choice([16, 32, 64, 128]))
+        # (φ(Q)φ(K)ᵀ)V: (N×d)(d×N), then (N×N)(N×d);  φ(Q)(φ(K)ᵀV): (d×N)(N×d), then (N×d)(d×d)
+        quadratic = _matmul_multiplications(N, d, N) + _matmul_multiplications(N, N, d)
+        linear = _matmul_multiplications(d, N, d) + _matmul_multiplications(N, d, d)
+        return Exercise(
+            question=t("linear_attention.ex_cost_q", N=N, d=d),
+            answer=float(quadratic / linear),
+            explanation=t("linear_attention.ex_cost_how", N=N, d=d, quadratic=f"{quadratic:,}",
+                          linear=f"{linear:,}", ratio=f"{quadratic / linear:g}"),
+        )  # fmt: skip
+    dim = int(rng.integers(2, 4))
+    values = np.array([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0])
+    q, k = rng.choice(values, size=dim), rng.choice(values, size=dim)
+    fq, fk = att.elu_feature_map(q), att.elu_feature_map(k)
+    score = float(fq @ fk)
+    return Exercise(
+        question=t("linear_attention.ex_feature_q", q=_vec(q), k=_vec(k)),
+        answer=round(score, 3),
+        tolerance=0.01,
+        explanation=t("linear_attention.ex_feature_how", fq=_vec(fq, 3), fk=_vec(fk, 3),
+                      score=f"{score:.3f}"),
+    )  # fmt: skip
+
+
+# ---- PVT spatial reduction ----------------------------------------------------------------
+
+
+def pvt_sra(rng: np.random.Generator) -> Exercise:
+    """K/V tokens after spatial reduction: at one PVT stage, or for any H×W map and R."""
+    if _kind(rng, ("table", "map")) == "map":
+        R = int(rng.choice([2, 4, 7, 8]))
+        H, W = (R * int(x) for x in rng.integers(2, 9, size=2))
+        N = H * W
+        kv = sra.reshape_for_reduction(np.zeros((N, 1)), H, W, R).shape[0]  # (N/R², R²C)
+        return Exercise(
+            question=t("pvt_sra.ex_map_q", R=R, H=H, W=W, N=N),
+            answer=float(kv),
+            explanation=t("pvt_sra.ex_map_how", R=R, H=H, W=W, a=H // R, b=W // R, kv=kv, N=N,
+                          R2=R * R),
+        )  # fmt: skip
+    size = int(rng.choice(np.arange(224, 641, 32)))
+    stage = int(rng.integers(1, 5))
+    row = sra.pvt_stages(size)[stage - 1]
+    side, R = row["side"], row["R"]
+    return Exercise(
+        question=t("pvt_sra.ex_kv_q", size=size, stage=stage, stride=size // side, R=R),
+        answer=float(row["kv_tokens"]),
+        explanation=t("pvt_sra.ex_kv_how", size=size, stride=size // side, side=side,
+                      N=row["tokens"], R=R, R2=R * R, kv=row["kv_tokens"],
+                      sr=size // side * R),
+    )  # fmt: skip
+
+
+# ---- Swin windows -------------------------------------------------------------------------
+
+
+def swin_windows(rng: np.random.Generator) -> Exercise:
+    """How many M×M windows tile an H×W map, or how many of them the shift makes mixed."""
+    M = int(rng.choice([2, 4, 7, 8]))
+    a, b = (int(x) for x in rng.integers(2, 9, size=2))
+    H, W = a * M, b * M
+    n_windows = win.window_partition(np.zeros((H, W, 1)), M).shape[0]
+    if _kind(rng, ("count", "mixed")) == "count":
+        return Exercise(
+            question=t("swin_windows.ex_count_q", H=H, W=W, M=M),
+            answer=float(n_windows),
+            explanation=t("swin_windows.ex_count_how", H=H, W=W, M=M, a=H // M, b=W // M,
+                          nW=n_windows, tokens=M * M),
+        )  # fmt: skip
+    s = M // 2
+    masks = win.shifted_window_mask(H, W, M, s)  # (nW, M², M²), True = same region
+    mixed = int((~masks.all(axis=(1, 2))).sum())
+    return Exercise(
+        question=t("swin_windows.ex_mixed_q", H=H, W=W, M=M, s=s, nW=n_windows),
+        answer=float(mixed),
+        explanation=t("swin_windows.ex_mixed_how", a=H // M, b=W // M, mixed=mixed,
+                      whole=n_windows - mixed),
+    )  # fmt: skip
+
+
+# ---- Reformer LSH -------------------------------------------------------------------------
+
+
+def reformer_lsh(rng: np.random.Generator) -> Exercise:
+    """Collision probability 1 − θ/π (one or n rounds), or the bucket of −x."""
+    kind = _kind(rng, ("angle", "rounds", "negate"))
+    if kind == "negate":
+        b = int(rng.choice([4, 8, 16, 32]))
+        R = lsh.random_rotations(8, b, rng)
+        x = rng.standard_normal(8)
+        h, h_neg = (int(lsh.lsh_buckets(v, R)[0, 0]) for v in (x, -x))
+        return Exercise(
+            question=t("reformer_lsh.ex_negate_q", b=b, last=b - 1, h=h),
+            answer=float(h_neg),
+            explanation=t("reformer_lsh.ex_negate_how", b=b, half=b // 2, h=h, ans=h_neg),
+        )  # fmt: skip
+    degrees = int(rng.integers(2, 35)) * 5  # 10° … 170°
+    p = float(lsh.collision_probability_two_buckets(math.radians(degrees)))
+    if kind == "angle":
+        return Exercise(
+            question=t("reformer_lsh.ex_angle_q", deg=degrees),
+            answer=round(p, 3),
+            tolerance=0.01,
+            explanation=t("reformer_lsh.ex_angle_how", deg=degrees, split=f"{1 - p:.3f}",
+                          p=f"{p:.3f}"),
+        )  # fmt: skip
+    rounds = int(rng.integers(2, 7))
+    anyp = float(lsh.any_round_probability(p, rounds))
+    return Exercise(
+        question=t("reformer_lsh.ex_rounds_q", deg=degrees, n=rounds),
+        answer=round(anyp, 3),
+        tolerance=0.01,
+        explanation=t("reformer_lsh.ex_rounds_how", deg=degrees, n=rounds, p=f"{p:.3f}",
+                      miss=f"{(1 - p) ** rounds:.3f}", ans=f"{anyp:.3f}"),
+    )  # fmt: skip
+
+
+# ---- routing by clustering ----------------------------------------------------------------
+
+
+def routing_clustering(rng: np.random.Generator) -> Exercise:
+    """Which centroid a token routes to, or how many pairs routing attention computes."""
+    if _kind(rng, ("assign", "pairs")) == "assign":
+        while True:  # draw until the nearest centroid is unique
+            mu = rng.integers(-4, 5, size=(3, 2)).astype(float)
+            x = rng.integers(-4, 5, size=2).astype(float)
+            d2 = rt.squared_distances(x[None], mu)[0]
+            if len(np.unique(mu, axis=0)) == 3 and (d2 == d2.min()).sum() == 1:
+                break
+        j = int(rt.assign(x[None], mu)[0])
+        options = tuple(f"μ{_sub(m + 1)}" for m in range(3))
+        return Exercise(
+            question=t("routing_clustering.ex_assign_q", mu1=_vec(mu[0]), mu2=_vec(mu[1]),
+                       mu3=_vec(mu[2]), x=_vec(x)),
+            answer=options[j],
+            options=options,
+            explanation=t("routing_clustering.ex_assign_how", d2=_vec(d2), best=options[j]),
+        )  # fmt: skip
+    k = int(rng.integers(2, 5))
+    N = int(rng.integers(3 * k, 17))
+    sizes = 1 + rng.multinomial(N - k, np.full(k, 1 / k))
+    labels = rng.permutation(np.repeat(np.arange(k), sizes))
+    pairs = int(rt.routing_mask(labels).sum())
+    return Exercise(
+        question=t("routing_clustering.ex_pairs_q", N=N, k=k, sizes=_vec(sizes), N2=N * N),
+        answer=float(pairs),
+        explanation=t("routing_clustering.ex_pairs_how",
+                      terms=" + ".join(f"{int(s)}²" for s in sizes), pairs=pairs, N2=N * N,
+                      ratio=f"{N * N / pairs:.1f}"),
+    )  # fmt: skip
+
+
+# ---- Wallis -------------------------------------------------------------------------------
+
+
+def wallis(rng: np.random.Generator) -> Exercise:
+    """The gap π − 2·Pₙ, the factors until 2·Pₙ passes a level, or a Wallis integral Wₙ."""
+    from core import wallis as w
+
+    kind = _kind(rng, ("gap", "factors", "integral"))
+    if kind == "gap":
+        n = int(rng.integers(1, 100)) * 10  # 10 … 990
+        P_n = float(w.wallis_partial_products(n)[-1])
+        gap = math.pi - 2 * P_n
+        return Exercise(
+            question=t("wallis.ex_gap_q", n=n),
+            answer=float(f"{gap:.4g}"),
+            tolerance=0.1 * gap,
+            explanation=t("wallis.ex_gap_how", n=n, approx=f"{math.pi / (4 * n):.4g}",
+                          two_P=f"{2 * P_n:.6f}", gap=f"{gap:.4g}"),
+        )  # fmt: skip
+    if kind == "factors":
+        level = 3 + int(rng.integers(0, 141)) / 1000  # 3.000 … 3.140
+        two_P = 2 * w.wallis_partial_products(5000)
+        N = int(np.argmax(two_P > level)) + 1  # the first n with 2·Pₙ > level
+        return Exercise(
+            question=t("wallis.ex_factors_q", level=f"{level:g}"),
+            answer=float(N),
+            tolerance=max(1.0, 0.1 * N),
+            explanation=t("wallis.ex_factors_how", level=f"{level:g}", N=N,
+                          approx=f"{math.pi / (4 * (math.pi - level)):.1f}",
+                          before=f"{two_P[N - 2]:.5f}" if N > 1 else "2",
+                          after=f"{two_P[N - 1]:.5f}", prev=_sub(N - 1), n=_sub(N)),
+        )  # fmt: skip
+    n = int(rng.integers(2, 13))
+    exact = w.wallis_integral(n)
+    factors = [f"{m - 1}/{m}" for m in range(n, 1, -2)]
+    if len(factors) > 4:  # short enough for a projector
+        factors = [*factors[:2], "…", factors[-1]]
+    return Exercise(
+        question=t("wallis.ex_integral_q", n=_sub(n)),
+        answer=round(float(exact), 4),
+        tolerance=0.001,
+        explanation=t("wallis.ex_integral_how", n=_sub(n), factors=" · ".join(factors),
+                      base="π/2" if n % 2 == 0 else "1",
+                      exact=str(exact).replace("*", "").replace("pi", "π"),
+                      value=f"{float(exact):.4f}"),
+    )  # fmt: skip
+
+
+# ---- permutations -------------------------------------------------------------------------
+
+
+def permutations(rng: np.random.Generator) -> Exercise:
+    """The sign or the number of inversions of a random σ, or the sign of σ∘τ."""
+    from core import permutations as pm
+
+    kind = _kind(rng, ("sign", "inversions", "compose"))
+    n = int(rng.integers(5, 8))
+    p = pm.random_permutation(n, rng)
+    signs = ("+1", "−1")
+
+    def sgn(x: int) -> str:
+        return signs[0] if x > 0 else signs[1]
+
+    def cycles_text(q: Sequence[int]) -> str:
+        lengths = [len(c) for c in pm.cycles(q)]
+        return t("permutations.ex_cycles", cycles=pm.cycle_notation(q),
+                 terms=" + ".join(f"({k} − 1)" for k in lengths) or "0",
+                 count=sum(k - 1 for k in lengths), sign=sgn(pm.sign(q)))  # fmt: skip
+
+    inv = pm.inversions(p)
+    if kind == "sign":
+        check = t("permutations.ex_sign_check", inv=len(inv), power=_sup(len(inv)))
+        return Exercise(
+            question=t("permutations.ex_sign_q", p=pm.one_line(p)),
+            answer=sgn(pm.sign(p)),
+            options=signs,
+            explanation=f"{cycles_text(p)} {check}",
+        )
+    if kind == "inversions":
+        return Exercise(
+            question=t("permutations.ex_inversions_q", p=pm.one_line(p)),
+            answer=float(len(inv)),
+            explanation=t("permutations.ex_inversions_how", count=len(inv), power=_sup(len(inv)),
+                          pairs=", ".join(f"({i} {j})" for i, j in inv) or "—",
+                          sign=sgn(pm.sign(p))),
+        )  # fmt: skip
+    q = pm.random_permutation(n, rng)
+    pq = pm.compose(p, q)
+    return Exercise(
+        question=t("permutations.ex_compose_q", p=pm.one_line(p), q=pm.one_line(q)),
+        answer=sgn(pm.sign(pq)),
+        options=signs,
+        explanation=t("permutations.ex_compose_how", sp=sgn(pm.sign(p)), sq=sgn(pm.sign(q)),
+                      spq=sgn(pm.sign(pq)), pq=pm.one_line(pq)),
+    )  # fmt: skip
+
+
+# ---- Cayley–Hamilton ----------------------------------------------------------------------
+
+
+def cayley_hamilton(rng: np.random.Generator) -> Exercise:
+    """A coefficient of det(tI − A) for a random integer 2×2 or 3×3, or the I-term of Aⁿ."""
+    from core import cayley_hamilton as ch
+
+    kind = _kind(rng, ("constant", "trace", "power"))
+    n = int(rng.integers(2, 4))
+    A = ch.random_integer_matrix(n, rng, bound=4 if n == 2 else 3)
+    c = [int(x) for x in ch.characteristic_coefficients(A)]  # [1, c_{n−1}, …, c₀]
+    text = "; ".join(" ".join(str(int(x)) for x in A.row(i)) for i in range(n))  # pastable
+    poly = "t² + c₁t + c₀" if n == 2 else "t³ + c₂t² + c₁t + c₀"
+    if kind == "trace":
+        diag = " + ".join(_paren(int(A[i, i])) for i in range(n))
+        return Exercise(
+            question=t("cayley_hamilton.ex_trace_q", A=text, poly=poly, k=_sub(n - 1)),
+            answer=float(c[1]),
+            explanation=t("cayley_hamilton.ex_trace_how", k=_sub(n - 1), diag=diag,
+                          c=_n(c[1])),
+        )  # fmt: skip
+    if kind == "constant":
+        return Exercise(
+            question=t("cayley_hamilton.ex_constant_q", A=text, poly=poly),
+            answer=float(c[-1]),
+            explanation=t("cayley_hamilton.ex_constant_how", n=_sup(n), det=_paren(int(A.det())),
+                          c=_n(c[-1])),
+        )  # fmt: skip
+    power, lower = ("A²", "αA") if n == 2 else ("A³", "αA² + βA")
+    return Exercise(
+        question=t("cayley_hamilton.ex_power_q", A=text, power=power, lower=lower),
+        answer=float(-c[-1]),
+        explanation=t("cayley_hamilton.ex_power_how", power=power, poly=poly, c0=_n(c[-1]),
+                      ans=_n(-c[-1]), det=_paren(int(A.det())), n=_sup(n)),
+    )  # fmt: skip
