@@ -1,0 +1,278 @@
+"""core.set_transformer: property tests (Hypothesis: permutation symmetry, softmax rows, sizes)
+and oracles (torch.nn.MultiheadAttention, scaled_dot_product_attention, the paper's
+definitions written out with torch's functional layers)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torch.overrides import TorchFunctionMode
+
+from core import set_transformer as stf
+
+HEADS = st.sampled_from([1, 2, 4])
+
+
+def gen(seed: int = 0) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def tensor(seed: int, *shape: int) -> torch.Tensor:
+    """A float64 (B, n, d) input drawn from its own generator."""
+    return torch.randn(*shape, generator=gen(1000 + seed), dtype=torch.float64)
+
+
+@st.composite
+def sets(draw, max_n: int = 12, max_batch: int = 2):
+    """(X (B, n, dim_in), permutation of range(n), seed) for small sets."""
+    n = draw(st.integers(1, max_n))
+    B, dim_in = draw(st.integers(1, max_batch)), draw(st.integers(1, 4))
+    seed = draw(st.integers(0, 2**16))
+    perm = draw(st.permutations(range(n)))
+    return tensor(seed, B, n, dim_in), torch.tensor(perm), seed
+
+
+def blocks(dim_in: int, h: int, m: int, seed: int, ln: bool = True):
+    """ISAB, SAB and PMA with width 4h, seeded, in float64."""
+    d = 4 * h
+    g = gen(seed)
+    isab = stf.ISAB(dim_in, d, h, m, ln=ln, generator=g).double()
+    sab = stf.SAB(dim_in, d, h, ln=ln, generator=g).double()
+    pma = stf.PMA(d, h, num_seeds=2, ln=ln, generator=g).double()
+    return isab, sab, pma
+
+
+# ---- properties: shapes, softmax rows, permutation symmetry ----------------------------------
+@settings(max_examples=40)  # each example builds torch modules
+@given(sets(), HEADS, st.integers(1, 6), st.booleans())
+def test_shapes_and_attention_rows(case, h, m, ln):
+    X, _, seed = case
+    B, n, _ = X.shape
+    isab, sab, pma = blocks(X.shape[-1], h, m, seed, ln)
+    with torch.no_grad():
+        Z, (A_IX, A_XH) = isab(X, return_attention=True)
+        S, A_S = sab(X, return_attention=True)
+        P, A_P = pma(Z, return_attention=True)
+    d = 4 * h
+    assert Z.shape == S.shape == (B, n, d) and P.shape == (B, 2, d)
+    assert A_IX.shape == (B, h, m, n) and A_XH.shape == (B, h, n, m)
+    assert A_S.shape == (B, h, n, n) and A_P.shape == (B, h, 2, n)
+    for A in (A_IX, A_XH, A_S, A_P):
+        assert (A >= 0).all()
+        assert torch.allclose(A.sum(-1), torch.ones(A.shape[:-1], dtype=A.dtype), atol=1e-12)
+    assert torch.equal(isab(X), Z)  # the weights are returned, not needed for the output
+
+
+@settings(max_examples=40)  # each example builds torch modules
+@given(sets(), HEADS, st.integers(1, 6))
+def test_isab_and_sab_are_permutation_equivariant(case, h, m):
+    X, p, seed = case
+    isab, sab, _ = blocks(X.shape[-1], h, m, seed)
+    with torch.no_grad():
+        Z, (A_IX, A_XH) = isab(X, return_attention=True)
+        Zp, (A_IXp, A_XHp) = isab(X[:, p], return_attention=True)
+        S, A_S = sab(X, return_attention=True)
+        Sp, A_Sp = sab(X[:, p], return_attention=True)
+    assert torch.allclose(Zp, Z[:, p], atol=1e-12)  # ISAB(πX) = π ISAB(X)
+    assert torch.allclose(Sp, S[:, p], atol=1e-12)  # SAB(πX) = π SAB(X)
+    assert torch.allclose(A_IXp, A_IX[..., p], atol=1e-12)  # columns follow the set
+    assert torch.allclose(A_XHp, A_XH[:, :, p], atol=1e-12)  # rows follow the set
+    assert torch.allclose(A_Sp, A_S[:, :, p][..., p], atol=1e-12)  # P A Pᵀ
+
+
+@settings(max_examples=40)  # each example builds torch modules
+@given(sets(), HEADS)
+def test_pma_and_deep_sets_pools_are_permutation_invariant(case, h):
+    X, p, seed = case
+    _, _, pma = blocks(X.shape[-1], h, 1, seed)
+    Z = tensor(seed, *X.shape[:2], 4 * h)  # any (B, n, 4h) set
+    with torch.no_grad():
+        P, A = pma(Z, return_attention=True)
+        Pp, Ap = pma(Z[:, p], return_attention=True)
+    assert torch.allclose(Pp, P, atol=1e-12)
+    assert torch.allclose(Ap, A[..., p], atol=1e-12)
+    for kind in stf.POOLS:
+        assert torch.allclose(stf.set_pool(Z[:, p], kind), stf.set_pool(Z, kind), atol=1e-12)
+
+
+def test_position_weighted_sum_is_not_a_set_function():
+    Z = tensor(0, 1, 5, 3)
+    p = torch.tensor([4, 3, 2, 1, 0])
+    assert not torch.allclose(stf.position_weighted_sum(Z[:, p]), stf.position_weighted_sum(Z))
+    w = torch.arange(1, 6, dtype=torch.float64) / 5
+    assert torch.allclose(stf.position_weighted_sum(Z), (w[None, :, None] * Z).sum(1))
+
+
+class ShapeRecorder(TorchFunctionMode):
+    """Records the shape of every tensor any torch function returns."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shapes: list[tuple[int, ...]] = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if isinstance(out, torch.Tensor):
+            self.shapes.append(tuple(out.shape))
+        return out
+
+
+@pytest.mark.parametrize(("n", "m"), [(37, 3), (53, 7), (101, 16)])
+def test_isab_never_builds_an_n_by_n_map(n, m):
+    """Every intermediate tensor of ISAB's forward: nothing has n×n trailing dimensions."""
+    isab = stf.ISAB(2, 8, 2, m, generator=gen(n)).double()
+    X = tensor(n, 1, n, 2)
+    with torch.no_grad(), ShapeRecorder() as rec:
+        _, (A_IX, A_XH) = isab(X, return_attention=True)
+    assert rec.shapes and not [s for s in rec.shapes if s[-2:] == (n, n)]
+    assert (1, 2, m, n) in rec.shapes and (1, 2, n, m) in rec.shapes
+    assert A_IX[0, 0].numel() + A_XH[0, 0].numel() == stf.isab_attention_entries(n, m) == 2 * n * m
+    sab = stf.SAB(2, 8, 2, generator=gen(n)).double()
+    with torch.no_grad(), ShapeRecorder() as rec:
+        sab(X)
+    assert (1, 2, n, n) in rec.shapes and stf.sab_attention_entries(n) == n * n
+
+
+@given(st.integers(1, 10_000), st.integers(1, 512))
+def test_isab_is_cheaper_than_sab_exactly_when_n_exceeds_2m(n, m):
+    assert (stf.isab_attention_entries(n, m) < stf.sab_attention_entries(n)) == (n > 2 * m)
+
+
+# ---- oracles ---------------------------------------------------------------------------------
+def torch_mha_like(mab: stf.MAB, dim_k: int) -> torch.nn.MultiheadAttention:
+    """nn.MultiheadAttention carrying MAB's W^Q, W^K, W^V, W^O (and biases)."""
+    E = mab.dim_v
+    mha = torch.nn.MultiheadAttention(
+        E, mab.num_heads, batch_first=True, kdim=dim_k, vdim=dim_k, dtype=torch.float64
+    )
+    with torch.no_grad():
+        if mha._qkv_same_embed_dim:
+            mha.in_proj_weight.copy_(torch.cat([mab.fc_q.weight, mab.fc_k.weight, mab.fc_v.weight]))
+        else:
+            mha.q_proj_weight.copy_(mab.fc_q.weight)
+            mha.k_proj_weight.copy_(mab.fc_k.weight)
+            mha.v_proj_weight.copy_(mab.fc_v.weight)
+        mha.in_proj_bias.copy_(torch.cat([mab.fc_q.bias, mab.fc_k.bias, mab.fc_v.bias]))
+        mha.out_proj.weight.copy_(mab.fc_o.weight)
+        mha.out_proj.bias.copy_(mab.fc_o.bias)
+    return mha
+
+
+@pytest.mark.parametrize(("dim_k", "h", "n_q", "n_k"), [(8, 2, 5, 7), (3, 4, 4, 9), (8, 1, 6, 1)])
+def test_multihead_equals_torch_multihead_attention(dim_k, h, n_q, n_k):
+    """Same weights, same scale 1/√d_h: torch's MHA gives our output and our weights.
+
+    torch wants the query already in the model width E = dim_v, so dim_q = dim_v here.
+    """
+    mab = stf.MAB(8, dim_k, 8, h, generator=gen(h)).double()
+    X, Y = tensor(1, 2, n_q, 8), tensor(2, 2, n_k, dim_k)
+    mha = torch_mha_like(mab, dim_k)
+    with torch.no_grad():
+        _, M, A = mab.multihead(X, Y)
+        ref, ref_A = mha(X, Y, Y, need_weights=True, average_attn_weights=False)
+    assert torch.allclose(M, ref, atol=1e-12)
+    assert torch.allclose(A, ref_A, atol=1e-12)
+
+
+@settings(max_examples=40)  # each example builds torch modules
+@given(st.integers(1, 9), st.integers(1, 9), HEADS, st.integers(0, 2**16))
+def test_attention_matches_an_explicit_einsum_softmax_and_sdpa(n_q, n_k, h, seed):
+    dim_v = 4 * h
+    mab = stf.MAB(3, 5, dim_v, h, generator=gen(seed)).double()
+    X, Y = tensor(seed, 2, n_q, 3), tensor(seed + 1, 2, n_k, 5)
+    with torch.no_grad():
+        Q, M, A = mab.multihead(X, Y)
+        q, k, v = (t.unflatten(-1, (h, 4)).transpose(1, 2)  # (B, h, n, d_h)
+                   for t in (Q, mab.fc_k(Y), mab.fc_v(Y)))  # fmt: skip
+        logits = torch.einsum("bhie,bhje->bhij", q, k) / math.sqrt(dim_v // h)
+        assert torch.allclose(A, torch.softmax(logits, dim=-1), atol=1e-12)
+        O = F.scaled_dot_product_attention(q, k, v)  # torch's default scale 1/√d_h
+        assert torch.allclose(mab.fc_o(O.transpose(1, 2).reshape(2, n_q, dim_v)), M, atol=1e-12)
+        # the reference code's scale 1/√dim_V: the same logits at temperature √h
+        A_ref = torch.softmax(torch.einsum("bhie,bhje->bhij", q, k) / math.sqrt(dim_v), dim=-1)
+        assert torch.allclose(A_ref, torch.softmax(logits / math.sqrt(h), dim=-1), atol=1e-12)
+        same = torch.allclose(A_ref, A, atol=1e-12)
+        assert same if h == 1 or n_k == 1 else not same
+
+
+@pytest.mark.parametrize("ln", [True, False])
+def test_mab_is_the_papers_two_residual_steps(ln):
+    """MAB(X, Y) = LN(H + rFF(H)), H = LN(XW^Q + Multihead(X, Y, Y)), written out by hand."""
+    mab = stf.MAB(3, 5, 8, 2, ln=ln, generator=gen(7)).double()
+    X, Y = tensor(3, 2, 4, 3), tensor(4, 2, 6, 5)
+    norm = (lambda t: F.layer_norm(t, (8,))) if ln else (lambda t: t)  # fresh LN: γ = 1, β = 0
+    with torch.no_grad():
+        Q, M, _ = mab.multihead(X, Y)
+        assert torch.equal(Q, X @ mab.fc_q.weight.T + mab.fc_q.bias)
+        H = norm(Q + M)
+        rff = F.linear(F.relu(F.linear(H, mab.rff.fc1.weight, mab.rff.fc1.bias)),
+                       mab.rff.fc2.weight, mab.rff.fc2.bias)  # fmt: skip
+        assert torch.allclose(mab(X, Y), norm(H + rff), atol=1e-12)
+
+
+def test_blocks_follow_the_papers_definitions():
+    """SAB = MAB(X, X); ISAB = MAB(X, MAB(I, X)); PMA = MAB(S, rFF(Z))."""
+    isab, sab, pma = blocks(3, 2, 4, seed=11)
+    X = tensor(5, 2, 10, 3)
+    with torch.no_grad():
+        assert torch.equal(sab(X), sab.mab(X, X))
+        I = isab.I.expand(2, -1, -1)
+        assert torch.equal(isab(X), isab.mab1(X, isab.mab0(I, X)))
+        Z = isab(X)
+        S = pma.S.expand(2, -1, -1)
+        assert torch.equal(pma(Z), pma.mab(S, pma.rff(Z)))
+    assert isab.I.shape == (4, 8) and pma.S.shape == (2, 8)
+
+
+def test_construction_is_seeded_and_leaves_the_global_generator_alone():
+    before = torch.random.get_rng_state()
+    a, b = stf.ISAB(2, 8, 2, 3, generator=gen(5)), stf.ISAB(2, 8, 2, 3, generator=gen(5))
+    c = stf.ISAB(2, 8, 2, 3, generator=gen(6))
+    stf.PMA(8, 2), stf.SAB(2, 8, 2)
+    assert torch.equal(torch.random.get_rng_state(), before)
+    pa, pb, pc = (torch.cat([p.flatten() for p in x.parameters()]) for x in (a, b, c))
+    assert torch.equal(pa, pb) and not torch.equal(pa, pc)
+    bound = 1 / math.sqrt(2)  # torch's default Linear range U(±1/√fan_in)
+    assert a.mab0.fc_k.weight.abs().max() <= bound
+    assert torch.equal(stf.SAB(2, 8, 2).mab.fc_q.weight, stf.SAB(2, 8, 2).mab.fc_q.weight)
+
+
+def test_isab_weights_do_not_depend_on_m():
+    """I is drawn last: a new m changes the inducing points only (the page's m slider)."""
+    a, b = stf.ISAB(2, 8, 2, 3, generator=gen(4)), stf.ISAB(2, 8, 2, 9, generator=gen(4))
+    shared = [k for k in a.state_dict() if k != "I"]
+    assert all(torch.equal(a.state_dict()[k], b.state_dict()[k]) for k in shared)
+    assert a.I.shape == (3, 8) and b.I.shape == (9, 8)
+
+
+def test_clustered_points_are_seeded_and_cover_every_cluster():
+    X, labels = stf.clustered_points(50, 4, np.random.default_rng(3))
+    Y, _ = stf.clustered_points(50, 4, np.random.default_rng(3))
+    assert X.shape == (50, 2) and labels.shape == (50,) and np.array_equal(X, Y)
+    assert set(labels.tolist()) == {0, 1, 2, 3}
+    centres = np.array([X[labels == c].mean(0) for c in range(4)])
+    assert np.allclose(np.linalg.norm(centres, axis=1), 2.5, atol=0.6)
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: stf.MAB(3, 3, 6, 4), "do not split"),
+        (lambda: stf.ISAB(2, 8, 2, 0), "num_inducing"),
+        (lambda: stf.PMA(8, 0), "heads"),
+        (lambda: stf.SAB(0, 8, 2), "dim_in"),
+        (lambda: stf.set_pool(torch.zeros(1, 2, 2), "median"), "unknown pooling"),
+        (lambda: stf.isab_attention_entries(10, 0), "inducing"),
+        (lambda: stf.sab_attention_entries(0), "at least one"),
+        (lambda: stf.clustered_points(5, 6, np.random.default_rng(0)), "clusters"),
+    ],
+)
+def test_bad_arguments_raise_a_helpful_value_error(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
