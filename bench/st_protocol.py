@@ -45,7 +45,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
 ID_PREFIX = "$$ID-"
-MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # above Streamlit's own 200 MB server.maxMessageSize
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # above our server.maxMessageSize (50 MB, config.toml)
 SUCCESS = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
 
 ErrorSink = Callable[[str, str], None]

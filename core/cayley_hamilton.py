@@ -61,6 +61,8 @@ def parse_matrix(text: str) -> sympy.Matrix:
     [1, 2],
     [3, 4]])
     """
+    if not isinstance(text, str):
+        raise ValueError(f"expected text, got {type(text).__name__}")
     if len(text) > MAX_CHARS:
         raise ValueError(f"that is too long: at most {MAX_CHARS:,} characters, please")
     lines = [line for line in re.split(r"[;\n]", text) if line.strip()]

@@ -324,6 +324,8 @@ def parse_data(text: str, max_count: int = 64, max_abs: float = 10.0) -> Array:
     >>> parse_data("-1, 0, 0.5").tolist()
     [-1.0, 0.0, 0.5]
     """
+    if not isinstance(text, str):
+        raise ValueError(f"expected text, got {type(text).__name__}")
     if len(text) > 1000:
         raise ValueError(f"that is too long: type at most {max_count} numbers")
     tokens = text.replace(",", " ").replace(";", " ").split()

@@ -50,6 +50,8 @@ def parse_permutation(text: str, n_max: int = MAX_N) -> Perm:
     >>> parse_permutation("2 4 3 1"), parse_permutation("(1 2 4)(3)")
     ((2, 4, 3, 1), (2, 4, 3, 1))
     """
+    if not isinstance(text, str):
+        raise ValueError(f"expected text, got {type(text).__name__}")
     if len(text) > MAX_TEXT:
         raise ValueError(f"that is too long: at most {MAX_TEXT} characters, please")
     text = text.strip()

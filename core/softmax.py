@@ -301,6 +301,8 @@ def parse_logits(text: str, max_count: int = 12, max_abs: float = 1e4) -> Array:
     >>> parse_logits("5, 6, 7").tolist()
     [5.0, 6.0, 7.0]
     """
+    if not isinstance(text, str):
+        raise ValueError(f"expected text, got {type(text).__name__}")
     if len(text) > 500:
         raise ValueError("that is too long: type at most a dozen numbers")
     tokens = text.replace(",", " ").replace(";", " ").split()
