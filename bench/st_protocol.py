@@ -30,8 +30,10 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -59,6 +61,19 @@ class SessionError(Exception):
         super().__init__(f"{kind}: {detail}" if detail else kind)
         self.kind = kind
         self.detail = detail
+
+
+T = TypeVar("T")
+
+
+def run_in_own_loop(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """``asyncio.run(make())`` on a thread of its own.
+
+    A thread that already runs an event loop (Playwright's sync API leaves one running in
+    a pytest worker that used the browser) cannot call ``asyncio.run``; a fresh thread can.
+    """
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="st-protocol") as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()
 
 
 def user_key(widget_id: str) -> str | None:

@@ -11,12 +11,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from bench.server import CHROMIUM_FLAGS, ROOT, RunningServer, chromium_path, streamlit_server
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 VIEWPORT = {"width": 1400, "height": 1000}
+TIMEOUT_MS = 30_000  # CI's two cores run two workers, each a server and a Chromium
+
+# expect() retries its assertion until this timeout (Playwright's default is 5 s, too short
+# for a page whose first run imports torch on a loaded CI machine).
+expect.set_options(timeout=TIMEOUT_MS)
 
 
 def pytest_collection_modifyitems(items):
@@ -55,7 +60,7 @@ def browser(chromium: str) -> Iterator[Browser]:
 def page(browser: Browser) -> Iterator[Page]:
     ctx = browser.new_context(viewport=VIEWPORT)
     pg = ctx.new_page()
-    pg.set_default_timeout(30_000)
+    pg.set_default_timeout(TIMEOUT_MS)
     yield pg
     ctx.close()
 

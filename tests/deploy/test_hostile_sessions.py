@@ -9,7 +9,6 @@ sender its connection, and the other session is served throughout.
 
 from __future__ import annotations
 
-import asyncio
 import random
 
 import pytest
@@ -17,7 +16,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.exceptions import ConnectionClosed
 
 from bench.server import ROOT, streamlit_server
-from bench.st_protocol import BrowserSession, SessionError, user_key
+from bench.st_protocol import BrowserSession, SessionError, run_in_own_loop, user_key
 from ui.registry import concept
 
 PAGE = "softmax"
@@ -85,7 +84,7 @@ async def _scenario(url: str) -> tuple[list, list, int]:
 
 
 def test_hostile_input_is_an_error_message_and_others_keep_being_served(server):
-    alerts, victim_errors, moves = asyncio.run(_scenario(server.url))
+    alerts, victim_errors, moves = run_in_own_loop(lambda: _scenario(server.url))
     for text, seen in zip(HOSTILE, alerts, strict=True):
         kinds = {kind for kind, _ in seen}
         assert "exception" not in kinds, f"{text[:20]!r}: a traceback reached the page: {seen}"

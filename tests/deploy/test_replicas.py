@@ -21,7 +21,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.typing import Subprotocol
 
-from bench.st_protocol import MAX_MESSAGE_BYTES, BrowserSession
+from bench.st_protocol import MAX_MESSAGE_BYTES, BrowserSession, run_in_own_loop
 from deploy.cluster import COOKIE, run_cluster, run_nginx
 from ui.registry import concept
 
@@ -90,7 +90,7 @@ async def _session(url: str, cookie: str | None) -> str:
 
 
 def websocket_session(url: str, cookie: str | None = None) -> str:
-    return asyncio.run(_session(url, cookie))
+    return run_in_own_loop(lambda: _session(url, cookie))
 
 
 @pytest.fixture(scope="module")
