@@ -95,13 +95,26 @@ def streamlit_server(
         wait_healthy(url)
         yield RunningServer(url=url, port=port, pid=proc.pid)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
         if log_path:
             log.close()
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """SIGTERM, then SIGKILL after 10 s; wait for the process either way."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+# Resolves once the Plotly chart inside ``.st-key-<key>`` differs from the given HTML.
+CHART_REDRAWN_JS = """([key, before]) => {
+    const el = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+    return el && el.innerHTML !== before;
+}"""
 
 
 def rss_mib(pid: int) -> float:

@@ -25,6 +25,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from core.typed import read_numbers
+
 Array = NDArray[np.float64]
 ScheduleKind = Literal["linear", "cosine", "quadratic", "sigmoid"]
 SCHEDULE_KINDS: tuple[str, ...] = ("linear", "cosine", "quadratic", "sigmoid")
@@ -324,26 +326,11 @@ def parse_data(text: str, max_count: int = 64, max_abs: float = 10.0) -> Array:
     >>> parse_data("-1, 0, 0.5").tolist()
     [-1.0, 0.0, 0.5]
     """
-    if not isinstance(text, str):
-        raise ValueError(f"expected text, got {type(text).__name__}")
-    if len(text) > 1000:
-        raise ValueError(f"that is too long: type at most {max_count} numbers")
-    tokens = text.replace(",", " ").replace(";", " ").split()
-    if not tokens:
+    values = read_numbers(text, max_chars=1000, max_count=max_count, noun="values")
+    if not values:
         raise ValueError("type at least one data value x₀, e.g. -1, -0.5, 0, 0.5, 1")
-    if len(tokens) > max_count:
-        raise ValueError(f"at most {max_count} values, please (you typed {len(tokens)})")
-    values = []
-    for tok in tokens:
-        try:
-            v = float(tok)
-        except ValueError:
-            raise ValueError(f"'{tok[:20]}' is not a number") from None
-        if not math.isfinite(v):
-            raise ValueError(f"'{tok[:20]}' is not a finite number")
-        if abs(v) > max_abs:
-            raise ValueError(
-                f"keep x₀ between -{max_abs:g} and {max_abs:g} (DDPM scales data to [-1, 1])"
-            )
-        values.append(v)
+    if any(abs(v) > max_abs for v in values):
+        raise ValueError(
+            f"keep x₀ between -{max_abs:g} and {max_abs:g} (DDPM scales data to [-1, 1])"
+        )
     return np.array(values, dtype=np.float64)

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from core.typed import read_numbers
+
 Array = NDArray[np.float64]
 
 
@@ -301,24 +303,9 @@ def parse_logits(text: str, max_count: int = 12, max_abs: float = 1e4) -> Array:
     >>> parse_logits("5, 6, 7").tolist()
     [5.0, 6.0, 7.0]
     """
-    if not isinstance(text, str):
-        raise ValueError(f"expected text, got {type(text).__name__}")
-    if len(text) > 500:
-        raise ValueError("that is too long: type at most a dozen numbers")
-    tokens = text.replace(",", " ").replace(";", " ").split()
-    if len(tokens) < 2:
+    values = read_numbers(text, max_chars=500, max_count=max_count, noun="logits")
+    if len(values) < 2:
         raise ValueError("type at least two numbers, e.g. 5, 6, 7")
-    if len(tokens) > max_count:
-        raise ValueError(f"at most {max_count} logits, please (you typed {len(tokens)})")
-    values = []
-    for tok in tokens:
-        try:
-            v = float(tok)
-        except ValueError:
-            raise ValueError(f"'{tok[:20]}' is not a number") from None
-        if not np.isfinite(v):
-            raise ValueError(f"'{tok[:20]}' is not a finite number")
-        if abs(v) > max_abs:
-            raise ValueError(f"keep the logits between -{max_abs:g} and {max_abs:g}")
-        values.append(v)
+    if any(abs(v) > max_abs for v in values):
+        raise ValueError(f"keep the logits between -{max_abs:g} and {max_abs:g}")
     return np.array(values, dtype=np.float64)

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
-from bench.server import CHROMIUM_FLAGS, chromium_path  # noqa: E402
+from bench.server import CHART_REDRAWN_JS, CHROMIUM_FLAGS, chromium_path  # noqa: E402
 from ui.registry import concept  # noqa: E402
 
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
@@ -71,10 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         thumb.focus()
         page.keyboard.press("ArrowRight")
         page.wait_for_function(
-            """([key, before]) => {
-                const el = document.querySelector(`.st-key-${key} .js-plotly-plot`);
-                return el && el.innerHTML !== before;
-            }""",
+            CHART_REDRAWN_JS,
             arg=[chart_key, before],
         )
         wait_idle(page)

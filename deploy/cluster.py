@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.server import ROOT, free_port, streamlit_server
+from bench.server import ROOT, free_port, stop, streamlit_server
 
 NGINX_CONF = ROOT / "deploy" / "nginx.conf"
 COOKIE = "adlab_replica"
@@ -103,12 +103,7 @@ def run_nginx(binary: str, upstreams: list[str], workdir: Path) -> Iterator[str]
         wait_listening(port, proc)
         yield f"http://127.0.0.1:{port}"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 @dataclass

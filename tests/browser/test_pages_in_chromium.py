@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import Page, expect
 
-from bench.server import ROOT, streamlit_server
+from bench.server import CHART_REDRAWN_JS, ROOT, streamlit_server
 from tests.browser.conftest import screenshot, wait_for_app
 from ui.registry import CONCEPTS
 
@@ -49,10 +49,7 @@ def test_page_loads_and_its_chart_follows_the_slider(page, server, concept):
     thumb.focus()
     page.keyboard.press("ArrowRight")
     page.wait_for_function(
-        """([key, before]) => {
-            const el = document.querySelector(`.st-key-${key} .js-plotly-plot`);
-            return el && el.innerHTML !== before;
-        }""",
+        CHART_REDRAWN_JS,
         arg=[chart_key, before],
     )
     wait_for_app(page)
