@@ -53,11 +53,13 @@ def attention_heatmap(
 def query_row_figure(
     labels: Sequence[str], row: Array, output: Array, *, titles: tuple[str, str],
     y_titles: tuple[str, str], x_titles: tuple[str, str], output_range: float,
+    hovertemplate: str = "key %{x}: a = %{y:.4f}<extra></extra>",
 ) -> go.Figure:  # fmt: skip
     """One query: its weights over the keys (left) and its output o_i = sum_j a_ij v_j (right).
 
     The axes are fixed (weights in [0, 1], outputs in ±``output_range``) so moving the query
-    only changes trace data. Traces: [0] weight bars, [1] output bars.
+    only changes trace data; ``hovertemplate`` is the hover text of a weight bar.
+    Traces: [0] weight bars, [1] output bars.
     """
     # two panels by axis domains (make_subplots costs tens of ms on every slider step)
     n = len(labels)
@@ -78,8 +80,7 @@ def query_row_figure(
     ]  # fmt: skip
     fig = go.Figure(layout=lay)
     fig.add_bar(
-        x=list(range(n)), y=row, marker_color=BLUE,
-        hovertemplate="key %{x}: a = %{y:.4f}<extra></extra>",
+        x=list(range(n)), y=row, marker_color=BLUE, hovertemplate=hovertemplate,
     )  # fmt: skip
     fig.add_bar(
         x=list(range(len(output))), y=output, marker_color=ORANGE, xaxis="x2", yaxis="y2",
@@ -89,9 +90,13 @@ def query_row_figure(
 
 
 def head_grid(
-    weights: Array, labels: Sequence[str], *, title: str, head_title: str, cols: int = 4
-) -> go.Figure:
-    """(h, N, N) weights, one small heatmap per head. Traces: one heatmap per head."""
+    weights: Array, labels: Sequence[str], *, title: str, head_title: str, cols: int = 4,
+    hover: str = "query %{y}, key %{x}: %{z:.4f}",
+) -> go.Figure:  # fmt: skip
+    """(h, N, N) weights, one small heatmap per head. Traces: one heatmap per head.
+
+    ``head_title`` names a head (``{i}`` = 1, 2, …); ``hover`` is a cell's hover text.
+    """
     h, N, _ = weights.shape
     cols = min(cols, h)
     rows = -(-h // cols)
@@ -108,7 +113,7 @@ def head_grid(
         fig.add_heatmap(
             z=weights[i], zmin=0.0, zmax=1.0, colorscale=SEQUENTIAL, showscale=i == 0,
             colorbar={"thickness": 12, "title": {"text": "a"}}, row=r, col=c,
-            hovertemplate=f"head {i + 1}<br>query %{{y}}, key %{{x}}: %{{z:.4f}}<extra></extra>",
+            hovertemplate=f"{head_title.format(i=i + 1)}<br>{hover}<extra></extra>",
         )  # fmt: skip
         fig.update_xaxes(**ticks, row=r, col=c, showticklabels=N <= 16)
         fig.update_yaxes(**ticks, row=r, col=c, autorange="reversed", showticklabels=c == 1)
@@ -159,8 +164,11 @@ def scaling_figure(
 def mask_heatmap(
     mask: Array, *, title: str, x_title: str, y_title: str, height: int = 400,
     on_label: str = "attends", off_label: str = "blocked",
+    hover: str = "query %{y}, key %{x}: %{z}",
 ) -> go.Figure:  # fmt: skip
     """A bool (n, n) mask or reachability matrix: dark = blocked, yellow = allowed.
+
+    ``hover`` is a cell's hover text, followed by what 1 (``on_label``) and 0 mean.
 
     Traces: [0] the heatmap (z in {0, 1}).
     """
@@ -176,8 +184,7 @@ def mask_heatmap(
     fig.add_heatmap(
         z=np.asarray(mask, dtype=np.int8), zmin=0, zmax=1, showscale=False,
         colorscale=[[0.0, "#440154"], [1.0, "#FDE725"]],
-        hovertemplate="query %{y}, key %{x}: %{z}<extra>1 = " + on_label + ", 0 = " + off_label
-        + "</extra>",
+        hovertemplate=hover + "<extra>1 = " + on_label + ", 0 = " + off_label + "</extra>",
     )  # fmt: skip
     return fig
 
@@ -185,21 +192,23 @@ def mask_heatmap(
 def cost_figure(
     lengths: Array, full: Array, sparse: Array, current: int, current_cost: tuple[float, float],
     *, title: str, x_title: str, y_title: str, names: tuple[str, str],
+    hovertemplate: str = "n = %{x}<br>%{y:,.0f} pairs<extra></extra>",
 ) -> go.Figure:  # fmt: skip
     """Allowed query-key pairs against n, log-log: full n² vs the sparse pattern.
 
+    ``hovertemplate`` is the hover text of every point.
     Traces: [0] full, [1] sparse, [2] the current n on both curves.
     """
     fig = go.Figure(layout=layout(title=title, x=x_title, y=y_title, height=360,
                                   xaxis={"type": "log"}, yaxis={"type": "log"}))  # fmt: skip
     fig.add_scatter(x=lengths, y=full, mode="lines", name=names[0], line={"color": GREY},
-                    hovertemplate="n = %{x}<br>%{y:,.0f} pairs<extra></extra>")  # fmt: skip
+                    hovertemplate=hovertemplate)  # fmt: skip
     fig.add_scatter(x=lengths, y=sparse, mode="lines", name=names[1], line={"color": BLUE},
-                    hovertemplate="n = %{x}<br>%{y:,.0f} pairs<extra></extra>")  # fmt: skip
+                    hovertemplate=hovertemplate)  # fmt: skip
     fig.add_scatter(
         x=[current, current], y=list(current_cost), mode="markers", showlegend=False,
         marker={"size": 11, "color": ORANGE, "line": {"color": "black", "width": 1}},
-        hovertemplate="n = %{x}<br>%{y:,.0f} pairs<extra></extra>",
+        hovertemplate=hovertemplate,
     )  # fmt: skip
     return fig
 
@@ -207,10 +216,12 @@ def cost_figure(
 def timing_figure(
     lengths: Array, explicit: Array, reordered: Array, fits: tuple[tuple[float, float], ...],
     *, title: str, x_title: str, y_title: str, names: tuple[str, str],
+    fit_names: tuple[str, str] = ("slope {slope}", "fit: N^{slope}"),
 ) -> go.Figure:  # fmt: skip
     """Measured median seconds against N (log-log) with the fitted power laws.
 
     ``fits`` = ((slope, intercept) explicit, (slope, intercept) reordered) of log t vs log N.
+    ``fit_names``: a fitted line's name and hover text (``{slope}`` = the fitted slope).
     Traces: [0] explicit points, [1] reordered points, [2] explicit fit, [3] reordered fit.
     """
     fig = go.Figure(layout=layout(title=title, x=x_title, y=y_title, height=380,
@@ -223,7 +234,7 @@ def timing_figure(
     for (slope, intercept), color in zip(fits, (VERMILLION, BLUE), strict=True):
         fig.add_scatter(
             x=n, y=np.exp(intercept) * n**slope, mode="lines", showlegend=False,
-            line={"color": color, "dash": "dash"}, name=f"slope {slope:.2f}",
-            hovertemplate=f"fit: N^{slope:.2f}<extra></extra>",
+            line={"color": color, "dash": "dash"}, name=fit_names[0].format(slope=f"{slope:.2f}"),
+            hovertemplate=fit_names[1].format(slope=f"{slope:.2f}") + "<extra></extra>",
         )  # fmt: skip
     return fig

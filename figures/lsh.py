@@ -47,7 +47,7 @@ def hash_figure(
     *, title: str, names: tuple[str, str, str, str, str] = ("sectors h(u)", "+R columns",
                                                              "−R columns", "tokens", "x₀, −x₀"),
     labels: Sequence[str] | None = None, height: int = 440,
-    mirror: tuple[int, int] = (0, 0),
+    mirror: tuple[int, int] = (0, 0), bucket_hover: str = "bucket %{customdata}",
 ) -> go.Figure:  # fmt: skip
     """Points in the plane coloured by bucket, the bucket sectors as a coloured ring.
 
@@ -58,6 +58,8 @@ def hash_figure(
             empty arrays hide the ring).
         directions: (b/2, 2) columns of R (empty to hide them).
         mirror: buckets of x_0 and of -x_0 (the first point and its mirror image).
+        labels: the points' names in the hover (default "token i").
+        bucket_hover: the hover text of a bucket id (``%{customdata}``).
 
     Traces: [0] sector ring, [1] +R rays, [2] −R rays, [3] the points, [4] x_0 and -x_0.
     """
@@ -71,7 +73,7 @@ def hash_figure(
          "y": _list(1.12 * np.sin(ring_angles)), "mode": "markers", "name": names[0],
          "marker": {"color": _colours(ring_buckets), "size": 7, "symbol": "square"},
          "customdata": _list(ring_buckets),
-         "hovertemplate": "bucket %{customdata}<extra></extra>"},
+         "hovertemplate": bucket_hover + "<extra></extra>"},
         {"type": "scatter", "x": xs, "y": ys, "mode": "lines", "name": names[1],
          "line": {"color": "#262730", "width": 1.5}, "hoverinfo": "skip"},
         {"type": "scatter", "x": nx, "y": ny, "mode": "lines", "name": names[2],
@@ -81,13 +83,13 @@ def hash_figure(
          "marker": {"color": _colours(buckets), "size": 10,
                     "line": {"color": "white", "width": 1}},
          "customdata": _list(buckets), "text": text,
-         "hovertemplate": "%{text}: bucket %{customdata}<extra></extra>"},
+         "hovertemplate": "%{text}: " + bucket_hover + "<extra></extra>"},
         {"type": "scatter", "x": [p0[0], -p0[0]], "y": [p0[1], -p0[1]], "mode": "markers",
          "name": names[4], "text": ["x₀", "−x₀"],
          "marker": {"color": _colours(np.asarray(mirror)), "size": 15, "symbol": "star",
                     "line": {"color": "black", "width": 1}},
          "customdata": [int(v) for v in mirror],
-         "hovertemplate": "%{text}: bucket %{customdata}<extra></extra>"},
+         "hovertemplate": "%{text}: " + bucket_hover + "<extra></extra>"},
     ]  # fmt: skip
     axis = {"range": [-1.45, 1.45], "showgrid": False, "zeroline": True}
     lay = layout(title=title, x="", y="", height=height, xaxis=axis,
@@ -97,19 +99,20 @@ def hash_figure(
     return figure(data, lay)
 
 
-def _heatmap(z: Array, axes: tuple[str, str], zmax: float) -> dict:
+def _heatmap(z: Array, axes: tuple[str, str], zmax: float, hover: str) -> dict:
     return {"type": "heatmap", "z": _list(z), "zmin": 0.0, "zmax": zmax,
             "colorscale": SEQUENTIAL, "xaxis": axes[0], "yaxis": axes[1],
             "showscale": axes[0] == "x2", "colorbar": {"thickness": 12, "title": {"text": "a"}},
-            "hovertemplate": "query %{y}, key %{x}: %{z:.4f}<extra></extra>"}  # fmt: skip
+            "hovertemplate": hover}  # fmt: skip
 
 
 def attention_pair_figure(
     full: Array, kept: Array, *, titles: tuple[str, str], x_title: str, y_title: str,
-    height: int = 420,
+    height: int = 420, hovertemplate: str = "query %{y}, key %{x}: %{z:.4f}<extra></extra>",
 ) -> go.Figure:  # fmt: skip
     """Full attention (left) and the LSH-chunked attention (right), both (N, N), same order.
 
+    ``hovertemplate`` is a cell's hover text.
     Traces: [0] full weights (x/y), [1] LSH weights (x2/y2).
     """
     n = np.asarray(full).shape[0]
@@ -122,16 +125,21 @@ def attention_pair_figure(
     lay["xaxis2"] = {**lay["xaxis"], "domain": [0.52, 0.96], "anchor": "y2", "title": {"text": ""}}
     lay["yaxis2"] = {**lay["yaxis"], "anchor": "x2", "title": {"text": ""}}
     lay["annotations"] = panel_titles(titles[:2], (0.0, 0.52))
-    data = [_heatmap(full, ("x", "y"), zmax), _heatmap(kept, ("x2", "y2"), zmax)]
+    data = [
+        _heatmap(full, ("x", "y"), zmax, hovertemplate),
+        _heatmap(kept, ("x2", "y2"), zmax, hovertemplate),
+    ]
     data[0]["zmax"] = data[1]["zmax"] = 1.0
     return figure(data, lay)
 
 
 def mass_curve_figure(
     bucket_options: Sequence[int], curve: Array, b: int, n: int, *, title: str, x_title: str,
-    y_title: str, round_name: str = "n = {n}",
+    y_title: str, round_name: str = "n = {n}", hover: str = "b = %{x}<br>kept %{y:.3f}",
 ) -> go.Figure:  # fmt: skip
     """Kept attention mass against b, one line per number of rounds, the current (b, n) marked.
+
+    ``hover`` is a point's hover text.
 
     Traces: [0..R-1] one line per n = 1..R, [R] the current point.
     """
@@ -140,14 +148,13 @@ def mass_curve_figure(
     data = [
         {"type": "scatter", "x": bs, "y": _list(curve[:, r]), "mode": "lines+markers",
          "name": round_name.format(n=r + 1), "line": {"color": BUCKET_COLOURS[r]},
-         "hovertemplate": "b = %{x}<br>kept %{y:.3f}<extra>" + round_name.format(n=r + 1)
-         + "</extra>"}
+         "hovertemplate": hover + "<extra>" + round_name.format(n=r + 1) + "</extra>"}
         for r in range(curve.shape[1])
     ]  # fmt: skip
     i = bs.index(int(b))
     data.append({"type": "scatter", "x": [int(b)], "y": [float(curve[i, n - 1])],
                  "mode": "markers", "name": "", "showlegend": False, "marker": CURRENT,
-                 "hovertemplate": "b = %{x}<br>kept %{y:.3f}<extra></extra>"})  # fmt: skip
+                 "hovertemplate": hover + "<extra></extra>"})  # fmt: skip
     lay = layout(title=title, x=x_title, y=y_title, height=360,
                  xaxis={"tickvals": bs}, yaxis={"range": [0, 1.02]})  # fmt: skip
     return figure(data, lay)

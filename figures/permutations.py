@@ -71,10 +71,12 @@ def wiring_diagram(
 
 
 def matrices_figure(
-    mats: Sequence[np.ndarray], *, titles: Sequence[str], height: int = 300
-) -> go.Figure:
+    mats: Sequence[np.ndarray], *, titles: Sequence[str], height: int = 300,
+    hovertemplate: str = "row %{y}, column %{x}: %{z}<extra></extra>",
+) -> go.Figure:  # fmt: skip
     """Permutation matrices side by side as heatmaps (1 orange, 0 white), row 1 at the top.
 
+    ``hovertemplate``: the hover text of a cell (the page passes it translated).
     Traces: one ``heatmap`` per matrix, on axes x/y, x2/y2, ….
     """
     m = len(mats)
@@ -105,6 +107,6 @@ def matrices_figure(
         fig.add_heatmap(
             z=M, x=k, y=k, xaxis=f"x{sfx}", yaxis=f"y{sfx}", showscale=False, xgap=2, ygap=2,
             colorscale=[[0, "#F4F4F4"], [1, ORANGE]], zmin=0, zmax=1,
-            hovertemplate="row %{y}, column %{x}: %{z}<extra></extra>",
+            hovertemplate=hovertemplate,
         )  # fmt: skip
     return fig

@@ -29,8 +29,11 @@ def clusters_figure(
     points: Array, labels: Array, centroids: Array, query: int, *, title: str,
     names: tuple[str, str, str] = ("keys", "centroids μⱼ", "query → its centroid"),
     limits: tuple[float, float] = (-1.6, 1.6), height: int = 420,
+    hover: str = "token %{pointNumber}: cluster %{customdata}",
 ) -> go.Figure:  # fmt: skip
     """2-D tokens coloured by cluster, the centroids, and token ``query`` routed to its centroid.
+
+    ``hover`` is a token's hover text (``%{customdata}`` = its cluster).
 
     Traces: [0] tokens, [1] centroids, [2] the query and the segment to its centroid.
     """
@@ -40,7 +43,7 @@ def clusters_figure(
         {"type": "scatter", "x": _list(points[:, 0]), "y": _list(points[:, 1]),
          "mode": "markers", "name": names[0], "customdata": _list(labels),
          "marker": {"color": _colours(labels), "size": 9, "line": {"color": "white", "width": 1}},
-         "hovertemplate": "token %{pointNumber}: cluster %{customdata}<extra></extra>"},
+         "hovertemplate": hover + "<extra></extra>"},
         {"type": "scatter", "x": _list(centroids[:, 0]), "y": _list(centroids[:, 1]),
          "mode": "markers", "name": names[1],
          "marker": {"color": _colours(np.arange(len(centroids))), "size": 16,
@@ -59,14 +62,15 @@ def clusters_figure(
     return figure(data, lay)
 
 
-def mask_figure(mask: Array, *, title: str, x_title: str, y_title: str,
-                height: int = 420) -> go.Figure:  # fmt: skip
+def mask_figure(mask: Array, *, title: str, x_title: str, y_title: str, height: int = 420,
+                hovertemplate: str = "query %{y}, key %{x}: %{z}<extra>1 = attends</extra>",
+                ) -> go.Figure:  # fmt: skip
     """A bool (N, N) mask (yellow = may attend). Traces: [0] the heatmap (z in {0, 1})."""
     n = np.asarray(mask).shape[0]
     ax = {"showgrid": False, "zeroline": False, "range": [-0.5, n - 0.5]}
     data = [{"type": "heatmap", "z": np.asarray(mask, dtype=np.int8).tolist(), "zmin": 0,
              "zmax": 1, "showscale": False, "colorscale": [[0.0, "#440154"], [1.0, "#FDE725"]],
-             "hovertemplate": "query %{y}, key %{x}: %{z}<extra>1 = attends</extra>"}]  # fmt: skip
+             "hovertemplate": hovertemplate}]  # fmt: skip
     lay = layout(title=title, x=x_title, y=y_title, height=height, xaxis=ax,
                  yaxis={**ax, "range": [n - 0.5, -0.5], "scaleanchor": "x"},
                  margin={"l": 60, "r": 15, "t": 40, "b": 80})  # fmt: skip
@@ -76,8 +80,15 @@ def mask_figure(mask: Array, *, title: str, x_title: str, y_title: str,
 def recall_figure(
     curves: dict[str, Array], probe: int, *, title: str, x_title: str, y_title: str,
     names: tuple[str, str, str] = ("flat k-means", "hierarchical k-means", "exhaustive"),
+    hovers: tuple[str, str, str] = (
+        "%{customdata:.0f} clusters: %{x:.0f} products, recall %{y:.3f}",
+        "%{customdata:.0f} leaves: %{x:.0f} products, recall %{y:.3f}",
+        "%{x:.0f} products, recall %{y:.3f}",
+    ),
 ) -> go.Figure:  # fmt: skip
     """Recall of the true top-K against the dot products computed, flat vs tree.
+
+    ``hovers``: hover texts of the flat curve, the tree curve and the current points.
 
     Traces: [0] flat, [1] tree, [2] the current number of probed clusters on both.
     Shapes: [0] x = N (exhaustive search).
@@ -88,17 +99,15 @@ def recall_figure(
         {"type": "scatter", "x": _list(curves["flat_dots"]), "y": _list(curves["flat_recall"]),
          "mode": "lines+markers", "name": names[0], "line": {"color": BLUE},
          "customdata": _list(curves["probes"]),
-         "hovertemplate": "%{customdata:.0f} clusters: %{x:.0f} products, recall %{y:.3f}"
-         "<extra></extra>"},
+         "hovertemplate": hovers[0] + "<extra></extra>"},
         {"type": "scatter", "x": _list(curves["tree_dots"]), "y": _list(curves["tree_recall"]),
          "mode": "lines+markers", "name": names[1], "line": {"color": VERMILLION},
          "customdata": _list(curves["probes"]),
-         "hovertemplate": "%{customdata:.0f} leaves: %{x:.0f} products, recall %{y:.3f}"
-         "<extra></extra>"},
+         "hovertemplate": hovers[1] + "<extra></extra>"},
         {"type": "scatter", "x": [float(curves["flat_dots"][i]), float(curves["tree_dots"][i])],
          "y": [float(curves["flat_recall"][i]), float(curves["tree_recall"][i])],
          "mode": "markers", "showlegend": False, "marker": CURRENT,
-         "hovertemplate": "%{x:.0f} products, recall %{y:.3f}<extra></extra>"},
+         "hovertemplate": hovers[2] + "<extra></extra>"},
     ]  # fmt: skip
     lay = layout(title=title, x=x_title, y=y_title, height=400,
                  xaxis={"range": [0, n * 1.12]}, yaxis={"range": [0, 1.04]},

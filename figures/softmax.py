@@ -189,9 +189,11 @@ def variance_vs_dimension(
 def reliability_diagram(
     edges: Array, acc_before: Array, acc_after: Array, *, title: str, x_title: str,
     y_title: str, names: tuple[str, str, str] = ("before", "after", "perfect calibration"),
+    hover: str = "confidence ≈ %{x:.2f}<br>accuracy = %{y:.3f}",
 ) -> go.Figure:  # fmt: skip
     """Accuracy per confidence bin before/after temperature scaling, and the diagonal.
 
+    ``hover`` is a bar's hover text (the trace name follows it).
     Empty bins (nan) are drawn with zero height. Traces: [0] before, [1] after, [2] diagonal.
     """
     centers = 0.5 * (edges[:-1] + edges[1:])
@@ -199,8 +201,7 @@ def reliability_diagram(
     data = [
         {"type": "bar", "x": _list(centers), "y": _list(np.nan_to_num(acc, nan=0.0)),
          "width": width * 0.45, "name": name, "marker": {"color": colour},
-         "hovertemplate": "confidence ≈ %{x:.2f}<br>accuracy = %{y:.3f}<extra>" + name
-         + "</extra>"}
+         "hovertemplate": hover + "<extra>" + name + "</extra>"}
         for acc, name, colour in ((acc_before, names[0], VERMILLION),
                                   (acc_after, names[1], BLUE))
     ]  # fmt: skip

@@ -54,17 +54,22 @@ def _grid_panels(n: int, side: int, titles: Sequence[str], height: int) -> dict[
     return lay
 
 
-def image_figure(rgb: Array, *, title: str, height: int = 300) -> go.Figure:
+def image_figure(
+    rgb: Array, *, title: str, height: int = 300,
+    hovertemplate: str = "row %{y}, col %{x}<extra></extra>",
+) -> go.Figure:  # fmt: skip
     """The (H, W, 3) token colours as an image, row 0 on top. Traces: [0] the image."""
     lay = _grid_panels(1, rgb.shape[0], (title,), height)
     data = [{"type": "image", "z": np.round(np.asarray(rgb) * 255).astype(int).tolist(),
-             "hovertemplate": "row %{y}, col %{x}<extra></extra>"}]  # fmt: skip
+             "hovertemplate": hovertemplate}]  # fmt: skip
     return figure(data, lay)
 
 
 def attention_maps_figure(
     full: Array, reduced: Array, ratio: int, query: tuple[int, int], *,
     titles: tuple[str, str], height: int = 380,
+    hovers: tuple[str, str] = ("key (%{y}, %{x}): %{z:.4f}<extra>full</extra>",
+                               "patch at (%{y}, %{x}): %{z:.4f}<extra>SRA</extra>"),
 ) -> go.Figure:  # fmt: skip
     """The full attention map of one query next to its SRA map, on the image's token grid.
 
@@ -74,6 +79,7 @@ def attention_maps_figure(
             (each cell covers the R×R tokens it was pooled from).
         ratio: R.
         query: (row, column) of the query token.
+        hovers: hover texts of the full map and of the SRA map.
 
     Traces: [0] full map, [1] SRA map, [2, 3] the query marker on each panel.
     """
@@ -84,10 +90,10 @@ def attention_maps_figure(
     heat = {"type": "heatmap", "colorscale": SEQUENTIAL, "zmin": 0.0, "showscale": False}
     data: list[dict[str, Any]] = [
         {**heat, "z": _list(full),
-         "hovertemplate": "key (%{y}, %{x}): %{z:.4f}<extra>full</extra>"},
+         "hovertemplate": hovers[0]},
         {**heat, "z": _list(reduced), "x0": (R - 1) / 2, "dx": R, "y0": (R - 1) / 2, "dy": R,
          "xaxis": "x2", "yaxis": "y2",
-         "hovertemplate": "patch at (%{y}, %{x}): %{z:.4f}<extra>SRA</extra>"},
+         "hovertemplate": hovers[1]},
     ]  # fmt: skip
     for sfx in ("", "2"):
         data.append({"type": "scatter", "x": [c], "y": [r], "mode": "markers", "marker": QUERY,
@@ -98,8 +104,11 @@ def attention_maps_figure(
 def cost_figure(
     tokens: Array, ratios: Sequence[int], n: int, current: Sequence[float], *, title: str,
     x_title: str, y_title: str,
+    hovertemplate: str = "N = %{x:,}<br>%{y:,.0f} entries<extra></extra>",
 ) -> go.Figure:  # fmt: skip
     """Attention entries N²/R² against N on log-log axes, one line per R, current N marked.
+
+    ``hovertemplate`` is the hover text of a line's point.
 
     Traces: [0..len(ratios)-1] one line per R, [-1] markers at the current N.
     """
@@ -109,7 +118,7 @@ def cost_figure(
         {"type": "scatter", "x": _list(tokens), "y": _list(tokens**2 / R**2), "mode": "lines",
          "name": "N²" if R == 1 else f"N²/{R * R} (R = {R})",
          "line": {"color": colours[i % len(colours)], "dash": "dash" if R == 1 else "solid"},
-         "hovertemplate": "N = %{x:,}<br>%{y:,.0f} entries<extra></extra>"}
+         "hovertemplate": hovertemplate}
         for i, R in enumerate(ratios)
     ]  # fmt: skip
     data.append({"type": "scatter", "x": [n] * len(current), "y": _list(current),
@@ -124,12 +133,14 @@ def cost_figure(
 
 def stage_tokens_figure(
     rows: Sequence[dict[str, Any]], *, title: str, y_title: str, names: tuple[str, str],
+    stage_label: str = "stage {n}",
 ) -> go.Figure:  # fmt: skip
     """Tokens per PVT stage before (N_i) and after (N_i/R_i²) spatial reduction, log y.
 
+    ``stage_label`` names the bars' categories (``{n}`` = the stage number).
     Traces: [0] query tokens N_i, [1] key/value tokens N_i / R_i².
     """
-    stages = [f"stage {r['stage']}" for r in rows]
+    stages = [stage_label.format(n=r["stage"]) for r in rows]
     data = [
         {"type": "bar", "x": stages, "y": [r["tokens"] for r in rows], "name": names[0],
          "marker": {"color": BLUE}, "hovertemplate": "%{x}: %{y:,}<extra>" + names[0]
@@ -145,17 +156,20 @@ def stage_tokens_figure(
 
 def equality_figure(
     linear: Array, conv: Array, *, title: str, x_title: str, y_title: str,
+    names: tuple[str, str] = ("entries", "y = x"),
+    hovertemplate: str = "linear %{x:.6f}<br>conv %{y:.6f}<extra></extra>",
 ) -> go.Figure:  # fmt: skip
     """Every output entry of patchify + Linear (x) against Conv2d (y): all on the diagonal.
 
+    ``names`` of the two traces; ``hovertemplate`` is a point's hover text.
     Traces: [0] the points, [1] the diagonal y = x.
     """
     a, b = np.ravel(linear), np.ravel(conv)
     data = [
         {"type": "scatter", "x": _list(a, 6), "y": _list(b, 6), "mode": "markers",
-         "name": "entries", "marker": {"color": BLUE, "size": 6, "opacity": 0.7},
-         "hovertemplate": "linear %{x:.6f}<br>conv %{y:.6f}<extra></extra>"},
-        {"type": "scatter", "x": [-3.5, 3.5], "y": [-3.5, 3.5], "mode": "lines", "name": "y = x",
+         "name": names[0], "marker": {"color": BLUE, "size": 6, "opacity": 0.7},
+         "hovertemplate": hovertemplate},
+        {"type": "scatter", "x": [-3.5, 3.5], "y": [-3.5, 3.5], "mode": "lines", "name": names[1],
          "line": {"color": GREY, "dash": "dash"}, "hoverinfo": "skip"},
     ]  # fmt: skip
     lay = layout(title=title, x=x_title, y=y_title, height=380,

@@ -34,6 +34,14 @@ REGION_SCALE = [
 MASK_SCALE = [[0.0, "#440154"], [1.0, "#FDE725"]]
 CURRENT = {"size": 12, "color": ORANGE, "line": {"color": "black", "width": 1}}
 HIGHLIGHT = {"color": "#E8000B", "width": 4}
+# hover texts (English defaults; the page passes them translated)
+REGION_HOVER = "row %{y}, col %{x}: region %{z}<extra></extra>"
+MASK_HOVER = "query %{y}, key %{x}: %{z}<extra>1 = same region</extra>"
+BIAS_HOVERS = (
+    "i = %{y}, j = %{x}: index %{z}<extra></extra>",
+    "Δy = %{y}, Δx = %{x}: %{z:.3f}<extra>B̂</extra>",
+    "key (%{y}, %{x}): %{z:.3f}<extra>B[i]</extra>",
+)
 
 
 def _list(x: Any, digits: int = 5) -> list:
@@ -75,10 +83,10 @@ def _grid_lines(side: int, window: int, offset: int, axes: str) -> list[dict[str
     return shapes
 
 
-def _ids_trace(z: Any, small: bool) -> dict[str, Any]:
+def _ids_trace(z: Any, small: bool, hover: str = REGION_HOVER) -> dict[str, Any]:
     trace = {"type": "heatmap", "z": np.asarray(z).tolist(), "colorscale": REGION_SCALE,
              "zmin": -0.5, "zmax": 8.5, "showscale": False, "xgap": 1, "ygap": 1,
-             "hovertemplate": "row %{y}, col %{x}: region %{z}<extra></extra>"}  # fmt: skip
+             "hovertemplate": hover}  # fmt: skip
     if small:
         trace |= {"texttemplate": "%{z}", "textfont": {"size": 11, "color": "black"}}
     return trace
@@ -86,13 +94,14 @@ def _ids_trace(z: Any, small: bool) -> dict[str, Any]:
 
 def regions_figure(
     regions: NDArray[np.int64], window: int, shift: int, *, titles: tuple[str, str],
-    height: int = 380,
+    height: int = 380, hover: str = REGION_HOVER,
 ) -> go.Figure:  # fmt: skip
     """The cyclic shift step by step: region ids before and after roll(-s).
 
     Args:
         regions: (H, W) region ids of the rolled map (core.windows.shifted_window_regions).
         window: M. shift: s (0 = plain W-MSA).
+        hover: the hover text of a token (``%{z}`` = its region id).
 
     Panels: [left] the original map, each token coloured by its region id (the ids rolled
     back by +s, which is also the reverse roll after attention), with the shifted windows'
@@ -111,42 +120,47 @@ def regions_figure(
          "font": {"size": 12, "color": "black"}, "bgcolor": "rgba(255,255,255,0.85)"}
         for k in range((H // M) * (W // M))
     ] if (H // M) * (W // M) <= 16 else []  # fmt: skip
-    data = [_ids_trace(before, small), {**_ids_trace(regions, small), "xaxis": "x2", "yaxis": "y2"}]
+    data = [
+        _ids_trace(before, small, hover),
+        {**_ids_trace(regions, small, hover), "xaxis": "x2", "yaxis": "y2"},
+    ]
     return figure(data, lay)
 
 
 def window_mask_figure(
     window_ids: NDArray[np.int64], mask: NDArray[np.bool_], *, titles: tuple[str, str],
-    height: int = 330,
+    height: int = 330, hovers: tuple[str, str] = (REGION_HOVER, MASK_HOVER),
 ) -> go.Figure:  # fmt: skip
     """One window after the roll: its tokens' region ids and its attention mask.
 
     Args:
         window_ids: (M, M) region ids of window k.
         mask: (M², M²) bool mask of window k, True = same region = may attend.
+        hovers: hover texts of the ids and of the mask.
 
     Traces: [0] the window's ids, [1] the mask (1 = may attend).
     """
     M = window_ids.shape[0]
     lay = _panels([M, M * M], titles, height)
     data = [
-        _ids_trace(window_ids, False),  # no text labels: cheaper to redraw on every step
+        _ids_trace(window_ids, False, hovers[0]),  # no text labels: cheaper to redraw
         {"type": "heatmap", "z": np.asarray(mask, dtype=np.int8).tolist(), "zmin": 0, "zmax": 1,
          "colorscale": MASK_SCALE, "showscale": False, "xaxis": "x2", "yaxis": "y2",
-         "hovertemplate": "query %{y}, key %{x}: %{z}<extra>1 = same region</extra>"},
+         "hovertemplate": hovers[1]},
     ]  # fmt: skip
     return figure(data, lay)
 
 
 def bias_figure(
     index: NDArray[np.int64], table: Array, query: int, *, titles: tuple[str, str, str],
-    height: int = 380,
+    height: int = 380, hovers: tuple[str, str, str] = BIAS_HOVERS,
 ) -> go.Figure:  # fmt: skip
     """Relative position index, the bias table B̂ and the bias row of one query token.
 
     Args:
         index: (M², M²) relative position index. table: (2M-1, 2M-1) bias table B̂.
         query: token i of the window (row-major).
+        hovers: hover texts of the index, the table and the bias row.
 
     Traces: [0] index heatmap, [1] table heatmap, [2] B[i] as an M×M map, [3] row i outline
     on the index, [4] the M×M block of the table that row i reads.
@@ -162,12 +176,12 @@ def bias_figure(
     ty0, tx0 = yi, xi
     data = [
         {**heat, "z": index.tolist(), "zmin": 0, "zmax": K * K - 1,
-         "hovertemplate": "i = %{y}, j = %{x}: index %{z}<extra></extra>"},
+         "hovertemplate": hovers[0]},
         {**heat, "z": _list(table, 3), "xaxis": "x2", "yaxis": "y2",
-         "hovertemplate": "Δy = %{y}, Δx = %{x}: %{z:.3f}<extra>B̂</extra>"},
+         "hovertemplate": hovers[1]},
         {**heat, "z": _list(bias_row, 3), "zmin": float(table.min()), "zmax": float(table.max()),
          "xaxis": "x3", "yaxis": "y3",
-         "hovertemplate": "key (%{y}, %{x}): %{z:.3f}<extra>B[i]</extra>"},
+         "hovertemplate": hovers[2]},
         {"type": "scatter", "x": [-0.5, M2 - 0.5, M2 - 0.5, -0.5, -0.5],
          "y": [query - 0.5, query - 0.5, query + 0.5, query + 0.5, query - 0.5],
          "mode": "lines", "line": HIGHLIGHT, "hoverinfo": "skip"},
@@ -180,9 +194,13 @@ def bias_figure(
 
 def stage_figure(
     rows: Sequence[dict[str, int]], *, title: str, y_title: str, names: tuple[str, str],
+    stage_label: str = "stage {n}",
 ) -> go.Figure:  # fmt: skip
-    """Tokens and channels of the four Swin stages (log y). Traces: [0] tokens, [1] C."""
-    stages = [f"stage {r['stage']}" for r in rows]
+    """Tokens and channels of the four Swin stages (log y). Traces: [0] tokens, [1] C.
+
+    ``stage_label`` names the bars' categories (``{n}`` = the stage number).
+    """
+    stages = [stage_label.format(n=r["stage"]) for r in rows]
     data = [
         {"type": "bar", "x": stages, "y": [r["tokens"] for r in rows], "name": names[0],
          "marker": {"color": BLUE}},

@@ -10,7 +10,7 @@ from core import attention as att
 from figures import attention as figs
 from ui import cache, exercises, kit, state
 from ui.boot import require_entrypoint
-from ui.i18n import t
+from ui.i18n import t, t_tex
 
 require_entrypoint()
 
@@ -21,6 +21,12 @@ HEADS = [1, 2, 3, 4, 6, 8]
 SCALING_DIMS = (16, 32, 64, 128, 256, 512, 1024)
 SCALING_HEADS, SCALING_TOKENS = 8, 16
 MASKS = ("none", "causal", "padding")
+
+
+def cell_hover(value: str = "%{z:.4f}") -> str:
+    """Hover text of a (query, key) cell of a heatmap."""
+    return t(f"{C}.hover_cell", q="%{y}", k="%{x}", v=value)
+
 
 kit.intro(C)
 view = state.choice(t(f"{C}.view"), f"{C}_view", VIEWS, "map",
@@ -58,8 +64,9 @@ def map_part() -> None:
         kit.chart(figs.attention_heatmap(
             w, tokens, title=t(f"{C}.map_title", d=d), x_title=t(f"{C}.keys"),
             y_title=t(f"{C}.queries"), customdata=custom,
-            hovertemplate="query %{y} · key %{x}<br>q·k = %{customdata[0]:.3f}<br>"
-            "q·k/√d = %{customdata[1]:.3f}<br>a = %{customdata[2]:.4f}<extra></extra>",
+            hovertemplate=t(f"{C}.hover_pair", q="%{y}", k="%{x}")
+            + "<br>q·k = %{customdata[0]:.3f}<br>q·k/√d = %{customdata[1]:.3f}<br>"
+            "a = %{customdata[2]:.4f}<extra></extra>",
         ), key=f"{C}_map_chart")  # fmt: skip
         query_view(tokens, q, k, v)
 
@@ -75,6 +82,7 @@ def query_view(tokens: list[str], q: np.ndarray, k: np.ndarray, v: np.ndarray) -
         tokens, row, o, titles=(t(f"{C}.row_title"), t(f"{C}.output_title")),
         y_titles=(t(f"{C}.weight"), t(f"{C}.value")), x_titles=(t(f"{C}.keys"), t(f"{C}.channel")),
         output_range=float(np.abs(v).max()) * 1.05,
+        hovertemplate=t(f"{C}.hover_key_weight", k="%{x}", a="%{y:.4f}") + "<extra></extra>",
     ), key=f"{C}_row_chart")  # fmt: skip
     top = np.argsort(row)[::-1][:3]
     terms = " + ".join(f"{row[j]:.3f}\\,v_{{{j}}}" for j in top)
@@ -111,14 +119,17 @@ def heads_view(tokens: list[str], x: np.ndarray, ws: list[np.ndarray]) -> None:
         last = slice(D - d, D)  # the last head, computed on its own slice of channels
         head_alone = att.scaled_dot_product_attention(*((x @ W)[:, last] for W in ws[:3]))
         kit.chart(figs.head_grid(w, tokens, title=t(f"{C}.heads_title", h=h, d=d),
-                                 head_title=t(f"{C}.head_n")), key=f"{C}_heads_chart")  # fmt: skip
+                                 head_title=t(f"{C}.head_n"), hover=cell_hover()),
+                  key=f"{C}_heads_chart")  # fmt: skip
+        split, weights, concat, out_ = (t(f"{C}.{k}_tex") for k in ("split", "weights", "concat",
+                                                                   "out"))  # fmt: skip
         kit.formula(
             f"\\underset{{(1,\\,{N},\\,{D})}}{{X}} \\xrightarrow{{W^Q,W^K,W^V}}"
-            f" (1,{N},{D}) \\xrightarrow{{\\text{{split}}}} (1,{h},{N},{d})"
+            f" (1,{N},{D}) \\xrightarrow{{\\text{{{split}}}}} (1,{h},{N},{d})"
             f" \\xrightarrow{{QK^\\top/\\sqrt{{{d}}}}}"
-            f" \\underset{{\\text{{weights}}}}{{(1,{h},{N},{N})}}"
-            f" \\xrightarrow{{\\cdot V}} (1,{h},{N},{d}) \\xrightarrow{{\\text{{concat}}}}"
-            f" (1,{N},{D}) \\xrightarrow{{W^O}} \\underset{{\\text{{out}}}}{{(1,{N},{D})}}",
+            f" \\underset{{\\text{{{weights}}}}}{{(1,{h},{N},{N})}}"
+            f" \\xrightarrow{{\\cdot V}} (1,{h},{N},{d}) \\xrightarrow{{\\text{{{concat}}}}}"
+            f" (1,{N},{D}) \\xrightarrow{{W^O}} \\underset{{\\text{{{out_}}}}}{{(1,{N},{D})}}",
             checks=[
                 kit.Check(t(f"{C}.check_heads_rows"), np.allclose(w.sum(-1), 1, atol=1e-12)),
                 kit.Check(t(f"{C}.check_shape"), out.shape == x.shape and w.shape == (h, N, N),
@@ -146,7 +157,8 @@ def scaling_view() -> None:
         f"\\operatorname{{var}}\\!\\Big(\\tfrac{{q\\cdot k}}{{\\sqrt{{D/h}}}}\\Big) = 1,\\quad"
         f"\\operatorname{{var}}\\!\\Big(\\tfrac{{q\\cdot k}}{{\\sqrt{{h}}}}\\Big)"
         f" = \\tfrac{{{d}}}{{{h}}} = {d / h:.3g}"
-        f"\\qquad \\bar H = {entropy[k, 0]:.3f}\\ \\text{{vs}}\\ {entropy[k, 1]:.3f}"
+        f"\\qquad \\bar H = {entropy[k, 0]:.3f}\\ \\text{{{t(f'{C}.vs_tex')}}}\\"
+        f" {entropy[k, 1]:.3f}"
         f"\\;(\\ln {SCALING_TOKENS} = {ln_n:.3f})",
         checks=[
             kit.Check(t(f"{C}.check_stable"), bool(np.ptp(entropy[:, 0]) < 0.25),
@@ -174,13 +186,15 @@ def masks_view(tokens: list[str], x: np.ndarray, ws: list[np.ndarray], kind: str
             "padding": att.padding_mask(N, pad)}[kind]  # fmt: skip
     out, w = att.scaled_dot_product_attention(x @ ws[0], x @ ws[1], x @ ws[2], mask)
     kit.chart(figs.attention_heatmap(w, tokens, title=t(f"{C}.mask_title"), x_title=t(f"{C}.keys"),
-                                     y_title=t(f"{C}.queries")), key=f"{C}_mask_chart")  # fmt: skip
+                                     y_title=t(f"{C}.queries"),
+                                     hovertemplate=cell_hover() + "<extra></extra>"),
+              key=f"{C}_mask_chart")  # fmt: skip
     dead = ~mask.any(axis=1)
     kit.formula(
         "a_{ij} = \\frac{[\\,j \\in \\mathcal{A}(i)\\,]\\; e^{s_{ij}}}"
         "{\\sum_{j' \\in \\mathcal{A}(i)} e^{s_{ij'}}},\\qquad"
-        f"\\mathcal{{A}}(i) = \\varnothing \\Rightarrow a_{{i\\cdot}} = 0,\\ o_i = 0"
-        f"\\quad({int(dead.sum())}\\ \\text{{of}}\\ {N}\\ \\text{{rows}})",
+        "\\mathcal{A}(i) = \\varnothing \\Rightarrow a_{i\\cdot} = 0,\\ o_i = 0\\quad("
+        + t_tex(f"{C}.dead_rows", k=str(int(dead.sum())), n=str(N)) + ")",
         checks=[
             kit.Check(t(f"{C}.check_no_nan"), bool(np.isfinite(out).all() & np.isfinite(w).all())),
             kit.Check(t(f"{C}.check_masked_zero"), bool(np.all(w[~mask] == 0))),
@@ -230,17 +244,22 @@ def torch_view(x: np.ndarray, ws: list[np.ndarray]) -> None:
                  np.abs(ours_w - w).max()]  # fmt: skip
         kit.chart(figs.attention_heatmap(np.abs(ours_w - w).max(axis=0), None,
                   title=t(f"{C}.diff_title"), x_title=t(f"{C}.keys"), y_title=t(f"{C}.queries"),
-                  zmax=1e-15, colorbar_title="|Δ|"), key=f"{C}_torch_chart")  # fmt: skip
+                  zmax=1e-15, colorbar_title="|Δ|",
+                  hovertemplate=cell_hover() + "<extra></extra>"),
+                  key=f"{C}_torch_chart")  # fmt: skip
         st.code(
-            "F.scaled_dot_product_attention(q, k, v, attn_mask=mask)      # True = may attend\n"
+            "F.scaled_dot_product_attention(q, k, v, attn_mask=mask)      # "
+            f"{t(f'{C}.code_may_attend')}\n"
             "nn.MultiheadAttention(D, h, bias=False, batch_first=True)\n"
             "  in_proj_weight = cat([W_Q.T, W_K.T, W_V.T]); out_proj.weight = W_O.T\n"
-            "mha(x, x, x, attn_mask=~mask)                              # True = blocked!",
+            "mha(x, x, x, attn_mask=~mask)                              # "
+            f"{t(f'{C}.code_blocked')}",
             language="python",
         )
         kit.formula(
             f"\\max|\\Delta| = {diffs[0]:.1e}\\ (\\text{{SDPA}}),\\quad {diffs[1]:.1e}\\"
-            f" (\\text{{MHA out}}),\\quad {diffs[2]:.1e}\\ (\\text{{weights}},\\ h = {h})",
+            f" (\\text{{{t(f'{C}.mha_out_tex')}}}),\\quad {diffs[2]:.1e}\\"
+            f" (\\text{{{t(f'{C}.weights_tex')}}},\\ h = {h})",
             checks=[
                 kit.Check(t(f"{C}.check_sdpa"), diffs[0] < 1e-12, f"{diffs[0]:.1e}"),
                 kit.Check(t(f"{C}.check_mha"), max(diffs[1:]) < 1e-12, f"{max(diffs[1:]):.1e}"),

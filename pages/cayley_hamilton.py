@@ -32,7 +32,7 @@ def mat(M: sympy.Matrix) -> str:
         return f"O_{{{M.shape[0]}\\times {M.shape[1]}}}"
     if M.shape[0] > SHOW_MATRICES_UP_TO:
         biggest = sympy.latex(max(abs(x) for x in M))
-        return f"\\left(\\text{{{M.shape[0]}×{M.shape[1]}, max }}|m_{{ij}}| = {biggest}\\right)"
+        return f"\\left({M.shape[0]}\\times{M.shape[1]},\\ \\max |m_{{ij}}| = {biggest}\\right)"
     return sympy.latex(M)
 
 
@@ -70,19 +70,20 @@ def theorem_part(A: sympy.Matrix) -> None:
         if n <= SHOW_MATRICES_UP_TO
         else "(\\dots((A + c_{n-1}I)A + c_{n-2}I)A + \\dots)A + c_0 I"
     )
-    inv_tex, inv_ok = t("cayley_hamilton.singular"), True
+    inv_ok = True
     if det != 0:
         A_inv = ch.inverse_by_cayley_hamilton(A)
         inv_tex = "A^{-1} = -\\tfrac{1}{c_0}\\bigl(A^{n-1} + \\dots + c_1 I\\bigr) = " + mat(A_inv)
         inv_ok = (A * A_inv) == sympy.eye(n)
     else:
-        inv_tex = f"\\text{{{inv_tex}}}"
+        inv_tex = f"\\det A = 0:\\ \\text{{{t('cayley_hamilton.no_inverse')}}}"
     kit.formula(
         "\\begin{gathered}"
         f"A = {mat(A)}\\\\[8pt] F_A(t) = \\det(tI - A) = {sympy.latex(F.as_expr())}\\\\[8pt]"
         f"F_A(A) = {horner} = {mat(steps[-1])}\\\\[8pt]"
-        f"\\text{{in float64: }} \\max_{{ij}} |F_A(A)_{{ij}}| = {sci(size)}"
-        f" \\;\\text{{vs}}\\; \\|A\\|_2^{{{n}}}\\,\\varepsilon = {sci(scale * EPS)}\\\\[8pt]"
+        f"\\text{{{t('cayley_hamilton.float64_tex')}: }} \\max_{{ij}} |F_A(A)_{{ij}}| = {sci(size)}"
+        f" \\;\\text{{{t('cayley_hamilton.vs_tex')}}}\\; \\|A\\|_2^{{{n}}}\\,\\varepsilon"
+        f" = {sci(scale * EPS)}\\\\[8pt]"
         f"{inv_tex}"
         "\\end{gathered}",
         checks=[
@@ -117,6 +118,7 @@ def powers_view(A: sympy.Matrix) -> None:
         titles=(t("cayley_hamilton.eigen_title"), t("cayley_hamilton.remainder_title")),
         axis_titles=(t("cayley_hamilton.re_axis"), t("cayley_hamilton.im_axis"),
                      t("cayley_hamilton.power_axis"), t("cayley_hamilton.coef_axis")),
+        names=(t("cayley_hamilton.eigen_name"), t("cayley_hamilton.coef_name")),
     ), key="cayley_hamilton_chart")  # fmt: skip
     rem = sympy.Poly(list(reversed(r)), ch.t).as_expr() if any(r) else 0
     kit.formula(

@@ -36,8 +36,10 @@ def equal_view(N: int, seed: int, causal: bool) -> None:
     title = t(f"{C}.causal_title") if causal else t(f"{C}.matrix_title")
     # N * A: 1 = uniform attention; a fixed colour scale keeps the layout still
     kit.chart(figs.attention_heatmap(N * w, None, title=title, x_title=t(f"{C}.keys"),
-                                     y_title=t(f"{C}.queries"), zmax=3.0,
-                                     colorbar_title="N·A"), key=f"{C}_matrix_chart")  # fmt: skip
+                                     y_title=t(f"{C}.queries"), zmax=3.0, colorbar_title="N·A",
+                                     hovertemplate=t(f"{C}.hover_cell", q="%{y}", k="%{x}",
+                                                     v="%{z:.4f}") + "<extra></extra>"),
+              key=f"{C}_matrix_chart")  # fmt: skip
     phi = "\\phi"
     upto = "_{j \\le i}" if causal else "_j"
     checks = [
@@ -55,7 +57,8 @@ def equal_view(N: int, seed: int, causal: bool) -> None:
         f"{{\\sum{upto} {phi}(q_i)\\cdot{phi}(k_j)}}\\,V}}"
         f"_{{({N}\\times{N})\\,\\cdot\\,({N}\\times{d})}}"
         f" = \\underbrace{{\\frac{{{phi}(q_i)^\\top \\sum{upto} {phi}(k_j)v_j^\\top}}"
-        f"{{{phi}(q_i)^\\top \\sum{upto} {phi}(k_j)}}}}_{{({d}\\times{d})\\ \\text{{state}}}}"
+        f"{{{phi}(q_i)^\\top \\sum{upto} {phi}(k_j)}}}}_{{({d}\\times{d})\\ "
+        f"\\text{{{t(f'{C}.state_tex')}}}}}"
         f"\\qquad \\max|\\Delta| = {diff:.1e}",
         checks=checks,
     )  # fmt: skip
@@ -79,11 +82,13 @@ def timing_part() -> None:
     kit.chart(figs.timing_figure(
         n, explicit, reordered, fits, title=t(f"{C}.timing_title", d=TIMING_D, r=TIMING_REPEATS),
         x_title="N", y_title=t(f"{C}.seconds"), names=(t(f"{C}.explicit"), t(f"{C}.reordered")),
+        fit_names=(t(f"{C}.slope_name"), t(f"{C}.fit_hover")),
     ), key=f"{C}_timing_chart")  # fmt: skip
+    theory = t(f"{C}.theory_tex")
     kit.formula(
-        f"t_{{(\\phi(Q)\\phi(K)^\\top)V}} \\propto N^{{{slope_e:.2f}}}\\ (\\text{{theory }} 2),"
+        f"t_{{(\\phi(Q)\\phi(K)^\\top)V}} \\propto N^{{{slope_e:.2f}}}\\ (\\text{{{theory} }} 2),"
         f"\\qquad t_{{\\phi(Q)(\\phi(K)^\\top V)}} \\propto N^{{{slope_r:.2f}}}"
-        f"\\ (\\text{{theory }} 1)",
+        f"\\ (\\text{{{theory} }} 1)",
         checks=[
             kit.Check(t(f"{C}.check_faster"), bool(reordered[-1] < explicit[-1]),
                       f"N = {TIMING_LENGTHS[-1]}: ×{explicit[-1] / reordered[-1]:.1f}"),

@@ -67,8 +67,10 @@ def sign_view(sigma: tuple[int, ...]) -> None:
     kit.formula(
         "\\begin{gathered}"
         f"\\rho = {power_label} = {two_line(rho)} = {cycles_tex(rho)}\\\\[8pt]"
-        f"\\text{{inversions: }} \\{{{listed}\\}},\\quad (-1)^{{{len(inv)}}} = {pm_sign(s_inv)}"
-        f"\\\\[4pt] \\text{{cycles: }} (-1)^{{{lengths}}} = {pm_sign(s_cyc)},"
+        f"\\text{{{t('permutations.inversions_tex')}: }} \\{{{listed}\\}},\\quad"
+        f" (-1)^{{{len(inv)}}} = {pm_sign(s_inv)}"
+        f"\\\\[4pt] \\text{{{t('permutations.cycles_tex')}: }} (-1)^{{{lengths}}}"
+        f" = {pm_sign(s_cyc)},"
         f"\\quad \\rho = {trans_tex}\\\\[4pt]"
         f"\\frac{{D({xs})}}{{D(x_1, \\dots, x_{{{n}}})}} = {pm_sign(s_diff)},\\qquad "
         "D(x_1, \\dots, x_n) = \\prod_{i<j} (x_j - x_i)"
@@ -78,7 +80,7 @@ def sign_view(sigma: tuple[int, ...]) -> None:
                       f"{pm_sign(s_inv)}, {pm_sign(s_cyc)}, {pm_sign(s_diff)}"),
             kit.Check(t("permutations.check_power"), s_inv == pm.sign(sigma) ** k),
             kit.Check(t("permutations.check_transpositions"), product == rho,
-                      f"{len(trans)} transpositions"),
+                      t("permutations.n_transpositions", k=len(trans))),
             kit.Check(t("permutations.check_crossings"),
                       len(figs.crossings(rho, inv)[0]) == len(inv), str(len(inv))),
         ],
@@ -91,7 +93,12 @@ def compose_view(sigma: tuple[int, ...], tau: tuple[int, ...]) -> None:
     st_, ts = pm.compose(s, tt), pm.compose(tt, s)
     P_s, P_t, P_st = (pm.permutation_matrix(p) for p in (s, tt, st_))
     kit.chart(
-        figs.matrices_figure([P_s, P_t, P_st], titles=["P_σ", "P_τ", "P_στ = P_σ P_τ"]),
+        figs.matrices_figure(
+            [P_s, P_t, P_st],
+            titles=["P_σ", "P_τ", "P_στ = P_σ P_τ"],
+            hovertemplate=t("permutations.hover_cell", row="%{y}", col="%{x}", value="%{z}")
+            + "<extra></extra>",
+        ),
         key="permutations_matrices_chart",
     )
     lhs, rhs = pm.inverse(st_), pm.compose(pm.inverse(tt), pm.inverse(s))

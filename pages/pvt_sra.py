@@ -50,6 +50,9 @@ def attention_view(side: int, R: int) -> None:
     kit.chart(figs.attention_maps_figure(
         full.reshape(side, side), reduced.reshape(h, h), R, (row, col),
         titles=(t(f"{C}.full_title"), t(f"{C}.sra_title")),
+        hovers=(t(f"{C}.hover_key", y="%{y}", x="%{x}", v="%{z:.4f}")
+                + f"<extra>{t(f'{C}.full_tex')}</extra>",
+                t(f"{C}.hover_patch", y="%{y}", x="%{x}", v="%{z:.4f}") + "<extra>SRA</extra>"),
     ), key=f"{C}_maps_chart")  # fmt: skip
     patched = sra.reshape_for_reduction(x, side, side, R)
     kit.formula(
@@ -62,8 +65,9 @@ def attention_view(side: int, R: int) -> None:
         f"\\mathrm{{SR}}(x)\\\\[6pt]"
         f"a_{{({row},{col})}} = \\mathrm{{softmax}}\\!\\left(\\frac{{q\\,\\mathrm{{SR}}(K)^\\top}}"
         f"{{\\sqrt{{{D}}}}}\\right)\\in\\mathbb{{R}}^{{{N // R**2}}},\\quad "
-        f"\\max a = {reduced.max():.4f}\\ (\\text{{full: }}{full.max():.4f})\\\\[6pt]"
-        f"N^2 = {num(N * N)}\\ \\to\\ N^2/R^2 = {num(N * N // R**2)}\\ \\text{{entries}}"
+        f"\\max a = {reduced.max():.4f}\\ (\\text{{{t(f'{C}.full_tex')}: }}{full.max():.4f})"
+        f"\\\\[6pt]N^2 = {num(N * N)}\\ \\to\\ N^2/R^2 = {num(N * N // R**2)}\\ "
+        f"\\text{{{t(f'{C}.entries_tex')}}}"
         "\\end{gathered}",
         checks=[
             kit.Check(t(f"{C}.check_rows"), bool(abs(full.sum() - 1) < 1e-12
@@ -85,13 +89,14 @@ def cost_view() -> None:
     kit.chart(figs.cost_figure(
         tokens, RATIOS, N, [N * N / r**2 for r in RATIOS], title=t(f"{C}.cost_title"),
         x_title=t(f"{C}.tokens_axis"), y_title=t(f"{C}.entries_axis"),
+        hovertemplate=t(f"{C}.hover_entries", n="%{x:,}", k="%{y:,.0f}") + "<extra></extra>",
     ), key=f"{C}_cost_chart")  # fmt: skip
     head = f"| R | {t(f'{C}.entries')} | {t(f'{C}.memory')} |\n|---:|---:|---:|\n"
     st.markdown(head + "\n".join(
         f"| {r} | {N * N // r**2:,} | {4 * N * N / r**2 / 2**20:,.2f} MiB |" for r in RATIOS
     ))  # fmt: skip
     kit.formula(
-        f"\\text{{image }} {side}^2 \\to N = ({side}/4)^2 = {num(N)}:\\quad "
+        f"\\text{{{t(f'{C}.image_tex')} }} {side}^2 \\to N = ({side}/4)^2 = {num(N)}:\\quad "
         f"N^2 = {num(N * N)},\\quad N^2/8^2 = {num(N * N // 64)}",
         checks=[
             kit.Check(t(f"{C}.check_ratio"), all(
@@ -107,15 +112,16 @@ def stages_view(variant: str) -> None:
     rows = sra.pvt_stages(side, variant)
     kit.chart(figs.stage_tokens_figure(
         rows, title=t(f"{C}.stages_title"), y_title=t(f"{C}.tokens_axis"),
-        names=(t(f"{C}.q_tokens"), t(f"{C}.kv_tokens")),
+        names=(t(f"{C}.q_tokens"), t(f"{C}.kv_tokens")), stage_label=t(f"{C}.stage"),
     ), key=f"{C}_stages_chart")  # fmt: skip
     cols = ("stage", "P", "C", "heads", "R", "E", "L", "in_side", "side", "tokens", "kv_tokens")
     head = "| " + " | ".join(t(f"{C}.col_{c}") for c in cols) + " |\n"
     st.markdown(head + "|" + "---:|" * len(cols) + "\n" + "\n".join(
         "| " + " | ".join(f"{r[c]:,}" for c in cols) + " |" for r in rows
     ))  # fmt: skip
+    stage = t(f"{C}.stage_tex")
     lines = "\\\\".join(
-        f"\\text{{stage {r['stage']}: }} {r['in_side']}/{r['P']} = {r['side']},\\ "
+        f"\\text{{{stage} }}{r['stage']}{{:}}\\ {r['in_side']}/{r['P']} = {r['side']},\\ "
         f"N_{r['stage']} = {num(r['tokens'])},\\ N_{r['stage']}/{r['R']}^2 = {num(r['kv_tokens'])}"
         for r in rows
     )
@@ -139,14 +145,16 @@ def torch_view() -> None:
     conv = sra.conv_spatial_reduction(x, H, H, R, w_s)  # imports torch
     kit.chart(figs.equality_figure(
         linear, conv, title=t(f"{C}.torch_title"), x_title=t(f"{C}.linear_axis"),
-        y_title=t(f"{C}.conv_axis"),
+        y_title=t(f"{C}.conv_axis"), names=(t(f"{C}.entries_name"), "y = x"),
+        hovertemplate=t(f"{C}.hover_linear_conv", x="%{x:.6f}", y="%{y:.6f}")
+        + "<extra></extra>",
     ), key=f"{C}_torch_chart")  # fmt: skip
     delta = float(np.abs(linear - conv).max())
     kit.formula(
         f"\\mathrm{{LN}}\\big(\\mathrm{{Conv2d}}_{{k=s={R}}}(x)\\big)"
         f" = \\mathrm{{LN}}\\big(\\mathrm{{Reshape}}(x, {R})\\,W^S\\big)\\in\\mathbb{{R}}^"
         f"{{{H * H // R**2}\\times{D}}},\\quad W^S\\in\\mathbb{{R}}^{{{R * R * D}\\times{D}}}"
-        f" \\leftrightarrow \\text{{weight}}"
+        f" \\leftrightarrow \\text{{{t(f'{C}.weight_tex')}}}"
         f"\\in\\mathbb{{R}}^{{{D}\\times{D}\\times{R}\\times{R}}}",
         checks=[
             kit.Check(t(f"{C}.check_equal"), delta < 1e-9, f"max |Δ| = {delta:.1e}"),
@@ -163,8 +171,10 @@ with kit.guard():
             side = state.select_slider(t(f"{C}.side"), f"{C}_side", SIDES, 16)
             R = state.select_slider(t(f"{C}.ratio"), f"{C}_R", RATIOS, 4)
         with left:  # the image does not change with the query: drawn outside the fragment
-            kit.chart(figs.image_figure(cache.scene_tokens(side)[0], title=t(f"{C}.image_title")),
-                      key=f"{C}_image_chart")  # fmt: skip
+            kit.chart(figs.image_figure(
+                cache.scene_tokens(side)[0], title=t(f"{C}.image_title"),
+                hovertemplate=t(f"{C}.hover_pixel", row="%{y}", col="%{x}") + "<extra></extra>",
+            ), key=f"{C}_image_chart")  # fmt: skip
         attention_view(side, R)
     elif view == "cost":
         kit.explain(C, "cost")

@@ -10,7 +10,7 @@ from core import lsh
 from figures import lsh as figs
 from ui import cache, exercises, kit, state
 from ui.boot import require_entrypoint
-from ui.i18n import t
+from ui.i18n import t, t_tex
 
 require_entrypoint()
 
@@ -65,6 +65,8 @@ def hash_view(d: int, seed: int) -> None:
             points, h[0], angles, ring, directions, title=t(f"{C}.hash_title"),
             names=(t(f"{C}.sectors"), t(f"{C}.plus_R"), t(f"{C}.minus_R"), t(f"{C}.tokens"),
                    "x₀, −x₀"), mirror=(h[0, 0], neg[0, 0]),
+            labels=[t(f"{C}.token_i", i=i) for i in range(len(points))],
+            bucket_hover=t(f"{C}.hover_bucket", b="%{customdata}"),
         ), key=f"{C}_hash_chart")  # fmt: skip
     xr = x[0] @ R[0]
     scaled = np.stack([lsh.lsh_buckets(alpha * x, R) for alpha in (3.0, 0.01)])
@@ -108,11 +110,14 @@ def attention_view(seed: int) -> None:
         kit.chart(figs.attention_pair_figure(
             w[idx], kept[idx], titles=(t(f"{C}.full_title"), t(f"{C}.lsh_title")),
             x_title=t(f"{C}.keys_sorted"), y_title=t(f"{C}.queries_sorted"),
+            hovertemplate=t(f"{C}.hover_cell", q="%{y}", k="%{x}", v="%{z:.4f}")
+            + "<extra></extra>",
         ), key=f"{C}_attn_chart")  # fmt: skip
     with right:
         kit.chart(figs.mass_curve_figure(
             BUCKETS, curve, b, n, title=t(f"{C}.mass_title"), x_title="b",
             y_title=t(f"{C}.mass_axis"), round_name=t(f"{C}.round_name"),
+            hover=t(f"{C}.hover_kept", b="%{x}", m="%{y:.3f}"),
         ), key=f"{C}_mass_chart")  # fmt: skip
     mass = lsh.kept_attention_mass(w, mask)
     recall = lsh.top_k_recall(x @ x.T, mask, 4)
@@ -126,7 +131,7 @@ def attention_view(seed: int) -> None:
     fewer = lsh.chunked_lsh_mask(h[: n - 1], m) if n > 1 else np.zeros_like(mask)
     kit.formula(
         f"\\frac1N\\sum_i \\sum_{{j \\in S_i}} a_{{ij}} = {mass.mean():.3f}\\qquad"
-        f"\\text{{top-4 recall}} = {recall.mean():.3f}\\qquad"
+        + t_tex(f"{C}.top_recall", k="4") + f" = {recall.mean():.3f}\\qquad"
         f"\\frac{{|S|}}{{N^2}} = \\frac{{{int(mask.sum())}}}{{{N_ATTN}^2}} = {mask.mean():.3f}",
         checks=[
             kit.Check(t(f"{C}.check_blocks"), blocks),
@@ -162,7 +167,8 @@ def collision_view(d: int, seed: int) -> None:
     kit.formula(
         f"\\theta = {deg}^\\circ:\\ \\hat p = {p:.3f} \\pm {2 * se1[i]:.3f}{two}"
         f"\\\\[4pt] 1 - (1 - \\hat p)^{{{n}}} = {formula_n[i]:.3f}"
-        f"\\quad\\text{{vs}}\\quad \\hat p_{{{n}\\ \\text{{rounds}}}} = {pr:.3f}",
+        f"\\quad\\text{{{t(f'{C}.vs_tex')}}}\\quad \\hat p_{{{t_tex(f'{C}.n_rounds', n=str(n))}}}"
+        f" = {pr:.3f}",
         checks=[
             kit.Check(t(f"{C}.check_two"), bool(z_two.max() <= 4.5),
                       t(f"{C}.max_z", z=f"{z_two.max():.1f}")) if b == 2

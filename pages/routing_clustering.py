@@ -32,11 +32,14 @@ def routing_view(seed: int, causal: bool) -> None:
         kit.chart(figs.clusters_figure(
             x, res.labels, res.centroids, 0, title=t(f"{C}.clusters_title"), limits=(-lim, lim),
             names=(t(f"{C}.keys"), t(f"{C}.centroids"), t(f"{C}.route")),
+            hover=t(f"{C}.hover_token", i="%{pointNumber}", c="%{customdata}"),
         ), key=f"{C}_clusters_chart")  # fmt: skip
     with right:
         kit.chart(figs.mask_figure(
             mask[np.ix_(order, order)], title=t(f"{C}.mask_title"),
             x_title=t(f"{C}.key_sorted"), y_title=t(f"{C}.query_sorted"),
+            hovertemplate=t(f"{C}.hover_cell", q="%{y}", k="%{x}", v="%{z}")
+            + f"<extra>{t(f'{C}.hover_attends')}</extra>",
         ), key=f"{C}_mask_chart")  # fmt: skip
     d2 = rt.squared_distances(x[:1], res.centroids)[0]
     c0 = int(res.labels[0])
@@ -46,7 +49,7 @@ def routing_view(seed: int, causal: bool) -> None:
     dists = ",\\ ".join(f"{v:.2f}" for v in d2)
     kit.formula(
         f"\\begin{{gathered}}J = \\sum_i \\lVert x_i - \\mu_{{c(i)}} \\rVert^2:\\ {J[0]:.3f}"
-        f" \\to {J[-1]:.3f}\\ \\ (\\text{{Lloyd steps: }}{len(J) - 1})\\\\[4pt]"
+        f" \\to {J[-1]:.3f}\\ \\ (\\text{{{t(f'{C}.lloyd_tex')}: }}{len(J) - 1})\\\\[4pt]"
         f"\\lVert x_0 - \\mu_j \\rVert^2 = ({dists})\\ \\Rightarrow\\ c(x_0) = {c0},\\quad"
         f"\\frac{{|S|}}{{N^2}} = \\frac{{{pairs}}}{{{N_TOKENS}^2}} = {pairs / N_TOKENS**2:.3f}"
         "\\end{gathered}",
@@ -73,6 +76,8 @@ def mips_view(seed: int, equal: bool) -> None:
             curves, L, title=t(f"{C}.recall_title", K=TOP_K), x_title=t(f"{C}.dots_axis"),
             y_title=t(f"{C}.recall_axis", K=TOP_K),
             names=(t(f"{C}.flat"), t(f"{C}.tree"), t(f"{C}.exhaustive")),
+            hovers=tuple(t(f"{C}.hover_{k}", c="%{customdata:.0f}", d="%{x:.0f}", r="%{y:.3f}")
+                         for k in ("flat", "tree", "point")),
         ), key=f"{C}_recall_chart")  # fmt: skip
     mips = rt.top_k_inner_product(q, keys, TOP_K)
     nn, cos = rt.top_k_nearest(q, keys, TOP_K), rt.top_k_cosine(q, keys, TOP_K)
@@ -81,11 +86,12 @@ def mips_view(seed: int, equal: bool) -> None:
     fr, tr = curves["flat_recall"], curves["tree_recall"]
     with right:
         kit.formula(
-            f"\\begin{{gathered}}\\text{{flat}}: {curves['flat_dots'][i]:.0f}\\ q\\cdot k"
+            f"\\begin{{gathered}}\\text{{{t(f'{C}.flat_tex')}}}: {curves['flat_dots'][i]:.0f}"
+            "\\ q\\cdot k"
             f"\\ \\Rightarrow\\ \\mathrm{{recall}}@{TOP_K} = {fr[i]:.3f}\\\\[4pt]"
-            f"\\text{{tree}}: {curves['tree_dots'][i]:.0f}\\ q\\cdot k"
+            f"\\text{{{t(f'{C}.tree_tex')}}}: {curves['tree_dots'][i]:.0f}\\ q\\cdot k"
             f"\\ \\Rightarrow\\ \\mathrm{{recall}}@{TOP_K} = {tr[i]:.3f}\\\\[4pt]"
-            f"\\text{{exhaustive}}: N = {N_KEYS}\\ \\Rightarrow\\ 1\\\\[6pt]"
+            f"\\text{{{t(f'{C}.exhaustive')}}}: N = {N_KEYS}\\ \\Rightarrow\\ 1\\\\[6pt]"
             "\\lVert q - k \\rVert^2 = \\lVert q \\rVert^2 - 2\\,q\\cdot k + \\lVert k \\rVert^2"
             "\\end{gathered}",
             checks=[

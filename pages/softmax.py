@@ -112,11 +112,12 @@ def sqrt_d_view(seed: int) -> None:
         se = np.sqrt(np.var((x - x.mean()) ** 2) / len(x))
         return abs(x.var(ddof=1) - target) <= 4 * se
 
+    sample = t("softmax.sample")
     kit.formula(
         f"\\operatorname{{var}}(q\\cdot k) = \\sum_{{i=1}}^{{{d}}} \\operatorname{{var}}(q_i k_i)"
-        f" = {d} \\;(\\text{{sample: }} {v_raw:.4g}),\\qquad"
+        f" = {d} \\;(\\text{{{sample}: }} {v_raw:.4g}),\\qquad"
         f"\\operatorname{{var}}\\!\\left(\\tfrac{{q\\cdot k}}{{\\sqrt{{{d}}}}}\\right) = 1"
-        f"\\;(\\text{{sample: }} {v_scaled:.4f})",
+        f"\\;(\\text{{{sample}: }} {v_scaled:.4f})",
         checks=[
             kit.Check(t("softmax.check_var_raw"), close(raw, d), t("softmax.within_error")),
             kit.Check(t("softmax.check_var_scaled"), close(scaled, 1.0), t("softmax.within_error")),
@@ -148,6 +149,7 @@ def calibration_view(seed: int) -> None:
             bins_b.edges, bins_b.accuracy, bins_a.accuracy, title=t("softmax.reliability_title"),
             x_title=t("softmax.confidence_axis"), y_title=t("softmax.accuracy_axis"),
             names=(t("softmax.before"), t("softmax.after", T=f"{T_fit:.2f}"), t("softmax.perfect")),
+            hover=t("softmax.hover_bin", x="%{x:.2f}", y="%{y:.3f}"),
         ), key="softmax_reliability_chart")  # fmt: skip
     with b:
         st.metric(t("softmax.fitted_T"), f"{T_fit:.3f}", f"s = {s:g}", delta_color="off",
@@ -163,7 +165,8 @@ def calibration_view(seed: int) -> None:
         "\\\\[6pt] T^\\star = \\arg\\min_T -\\tfrac1N\\sum_n \\log \\mathrm{softmax}(u_n/T)_{y_n}"
         "\\end{gathered}",
         checks=[
-        kit.Check(t("softmax.check_T"), abs(T_fit - s) <= 0.1 * s, f"{T_fit:.3f} vs {s:g}"),
+        kit.Check(t("softmax.check_T"), abs(T_fit - s) <= 0.1 * s,
+                  t("softmax.fit_vs_s", fit=f"{T_fit:.3f}", s=f"{s:g}")),
         kit.Check(t("softmax.check_ece"), ece_a < ece_b or ece_b < 0.02),
         kit.Check(t("softmax.check_accuracy"), bool(np.array_equal(correct_a, correct_b)),
                   f"{correct_b.mean():.3f}"),

@@ -10,7 +10,7 @@ from core import attention as att
 from figures import attention as figs
 from ui import exercises, kit, state
 from ui.boot import require_entrypoint
-from ui.i18n import t
+from ui.i18n import t, t_tex
 
 require_entrypoint()
 
@@ -25,6 +25,11 @@ PARAMS = {  # which knobs each pattern uses
 }  # fmt: skip
 RANGES = {"width": (0, 8, 2), "dilation": (1, 4, 2), "n_global": (0, 4, 1), "per_row": (0, 6, 2),
           "block": (1, 16, 4)}  # fmt: skip
+
+
+def big(x: float) -> str:
+    return f"{x:,.0f}".replace(",", "{,}")
+
 
 kit.intro(C)
 view = state.choice(t(f"{C}.view"), f"{C}_view", ("pattern", "cost"), "pattern",
@@ -55,19 +60,23 @@ def pattern_view(n: int) -> None:
     cover = float(reach.mean())
     power = np.linalg.matrix_power((mask | np.eye(n, dtype=bool)).astype(float), L)
     full_at = next((k for k in range(1, n + 1) if att.receptive_field(mask, k).all()), None)
+    hover = t(f"{C}.hover_cell", q="%{y}", k="%{x}", v="%{z}")
     a, b = st.columns(2)
     with a:
         kit.chart(figs.mask_heatmap(mask, title=t(f"{C}.mask_title", n=n),
-                                    x_title=t(f"{C}.keys"), y_title=t(f"{C}.queries")),
-                  key=f"{C}_mask_chart")  # fmt: skip
+                                    x_title=t(f"{C}.keys"), y_title=t(f"{C}.queries"),
+                                    on_label=t(f"{C}.attends"), off_label=t(f"{C}.blocked"),
+                                    hover=hover), key=f"{C}_mask_chart")  # fmt: skip
     with b:
         kit.chart(figs.mask_heatmap(reach, title=t(f"{C}.reach_title"), x_title=t(f"{C}.keys"),
-                                    y_title=t(f"{C}.queries"), on_label="reachable",
-                                    off_label="not yet"), key=f"{C}_reach_chart")  # fmt: skip
+                                    y_title=t(f"{C}.queries"), on_label=t(f"{C}.reachable"),
+                                    off_label=t(f"{C}.not_yet"), hover=hover),
+                  key=f"{C}_reach_chart")  # fmt: skip
     nnz = int(mask.sum())
     kit.formula(
-        f"\\text{{density}} = \\frac{{{nnz}}}{{{n}^2}} = {att.density(mask):.3f},\\qquad "
-        f"R_{{{L}}} = (M \\lor I)^{{{L}}}:\\ {100 * cover:.1f}\\%\\ \\text{{of pairs connected}}",
+        f"\\text{{{t(f'{C}.density_tex')}}} = \\frac{{{nnz}}}{{{n}^2}}"
+        f" = {att.density(mask):.3f},\\qquad R_{{{L}}} = (M \\lor I)^{{{L}}}:\\ "
+        + t_tex(f"{C}.connected", p=f"{100 * cover:.1f}\\%"),
         checks=[
             kit.Check(t(f"{C}.check_monotone"), bool(np.all(att.receptive_field(mask, L + 1)
                                                              >= reach))),
@@ -96,16 +105,17 @@ def cost_view(costs: np.ndarray) -> None:
     kit.chart(figs.cost_figure(
         np.array(COST_LENGTHS), full, costs, n, (full[k], costs[k]), title=t(f"{C}.cost_title"),
         x_title="n", y_title=t(f"{C}.pairs"), names=(t(f"{C}.full"), t(f"{C}.p_{name}")),
+        hovertemplate=t(f"{C}.hover_pairs", n="%{x}", k="%{y:,.0f}") + "<extra></extra>",
     ), key=f"{C}_cost_chart")  # fmt: skip
     growth = np.polyfit(np.log(COST_LENGTHS[:4]), np.log(costs[:4]), 1)[0]
     kit.formula(
-        f"n = {n}:\\quad n^2 = {full[k]:,.0f}\\quad\\text{{vs}}\\quad {costs[k]:,.0f}"
-        f"\\ \\text{{pairs}}\\quad(\\times {full[k] / costs[k]:.1f}\\ \\text{{fewer}})".replace(
-            ",", "{,}"),
+        f"n = {n}:\\quad n^2 = {big(full[k])}\\quad\\text{{{t(f'{C}.vs_tex')}}}\\quad "
+        + t_tex(f"{C}.pairs_tex", k=big(costs[k])) + "\\quad("
+        + t_tex(f"{C}.fewer", r=f"{full[k] / costs[k]:.1f}") + ")",
         checks=[
             kit.Check(t(f"{C}.check_cheaper"), bool(costs[k] <= full[k])),
             kit.Check(t(f"{C}.check_linear"), name == "global" or growth < 1.2,
-                      f"slope {growth:.2f}"),
+                      t(f"{C}.slope", s=f"{growth:.2f}")),
         ],
     )  # fmt: skip
 

@@ -10,7 +10,7 @@ from core import windows as win
 from figures import windows as figs
 from ui import exercises, kit, state
 from ui.boot import require_entrypoint
-from ui.i18n import t
+from ui.i18n import t, t_tex
 
 require_entrypoint()
 
@@ -36,8 +36,13 @@ def shift_part(H: int, M: int, shifted: bool) -> None:
     regions = win.shifted_window_regions(H, H, M, s)
     kit.chart(figs.regions_figure(
         regions, M, s, titles=(t(f"{C}.before_title"), t(f"{C}.after_title")),
+        hover=region_hover(),
     ), key=f"{C}_regions_chart")  # fmt: skip
     shift_view(H, M, s, regions)
+
+
+def region_hover() -> str:
+    return t(f"{C}.hover_region", row="%{y}", col="%{x}", id="%{z}") + "<extra></extra>"
 
 
 @st.fragment
@@ -51,6 +56,8 @@ def shift_view(H: int, M: int, s: int, regions: np.ndarray) -> None:
     window_ids = win.window_partition(regions[:, :, None], M)[k, :, :, 0]
     kit.chart(figs.window_mask_figure(
         window_ids, mask, titles=(t(f"{C}.window_title"), t(f"{C}.mask_title")),
+        hovers=(region_hover(), t(f"{C}.hover_mask", q="%{y}", k="%{x}", v="%{z}")
+                + f"<extra>{t(f'{C}.hover_same_region')}</extra>"),
     ), key=f"{C}_shift_chart")  # fmt: skip
     x = np.arange(H * H * 2, dtype=float).reshape(H, H, 2)
     rolled = win.cyclic_shift(x, s)
@@ -60,12 +67,14 @@ def shift_view(H: int, M: int, s: int, regions: np.ndarray) -> None:
         "\\begin{gathered}"
         + (f"s = \\lfloor M/2 \\rfloor = {s}" if shifted else "s = 0\\ (\\text{W-MSA})")
         + ":\\quad "
-        f"x \\xrightarrow{{\\mathrm{{roll}}(-{s})}} {nW}\\ \\text{{windows of }} {M}\\times{M}"
-        f" = {M * M}\\ \\text{{tokens}}"
-        f"\\xrightarrow{{\\text{{masked attention}},\\ \\mathrm{{roll}}(+{s})}} x\\\\[6pt]"
-        f"\\text{{window }} {k}:\\ \\text{{regions }} \\{{{', '.join(map(str, ids))}\\}},\\quad"
-        f"{int(mask.sum())} \\text{{ of }} {M * M}^2 = {M**4}\\ \\text{{pairs may attend}}"
-        "\\end{gathered}",
+        f"x \\xrightarrow{{\\mathrm{{roll}}(-{s})}} "
+        + t_tex(f"{C}.windows_tex", n=str(nW), size=f"{M}\\times{M} = {M * M}")
+        + f"\\xrightarrow{{\\text{{{t(f'{C}.masked_attention')}}},\\ \\mathrm{{roll}}(+{s})}}"
+        " x\\\\[6pt]"
+        + t_tex(f"{C}.window_regions", k=str(k), ids=f"\\{{{', '.join(map(str, ids))}\\}}")
+        + ",\\quad "
+        + t_tex(f"{C}.pairs_attend", m=str(int(mask.sum())), total=f"{M * M}^2 = {M**4}")
+        + "\\end{gathered}",
         checks=[
             kit.Check(t(f"{C}.check_roll"), bool(np.array_equal(win.cyclic_shift(rolled, -s), x))),
             kit.Check(t(f"{C}.check_partition"),
@@ -85,9 +94,12 @@ def bias_view(M: int) -> None:
     K = 2 * M - 1
     dy, dx = np.meshgrid(np.arange(K) - (M - 1), np.arange(K) - (M - 1), indexing="ij")
     table = -0.3 * np.abs(dy) - 0.2 * np.abs(dx)  # an illustrative B̂: nearer keys score higher
+    extra = "<extra></extra>"
     kit.chart(figs.bias_figure(
         index, table, i,
         titles=(t(f"{C}.index_title"), t(f"{C}.table_title"), t(f"{C}.row_title")),
+        hovers=(t(f"{C}.hover_index", i="%{y}", j="%{x}", v="%{z}") + extra, figs.BIAS_HOVERS[1],
+                t(f"{C}.hover_key", y="%{y}", x="%{x}", v="%{z:.3f}") + "<extra>B[i]</extra>"),
     ), key=f"{C}_bias_chart")  # fmt: skip
     yi, xi = divmod(i, M)
     bias = win.relative_position_bias(table, M)
@@ -113,22 +125,27 @@ def stages_view() -> None:
     rows = win.stage_shapes(side)
     kit.chart(figs.stage_figure(
         rows, title=t(f"{C}.stages_title"), y_title=t(f"{C}.count_axis"),
-        names=(t(f"{C}.tokens"), t(f"{C}.channels")),
+        names=(t(f"{C}.tokens"), t(f"{C}.channels")), stage_label=t(f"{C}.stage"),
     ), key=f"{C}_stages_chart")  # fmt: skip
     image = np.zeros((side, side, 3))
     patches = win.patch_partition(image, 4)
     merged = win.patch_merging(np.zeros((rows[0]["H"], rows[0]["W"], 96)))
+    merge, linear = t(f"{C}.merge_tex"), t(f"{C}.linear_tex")
+    patches_tex = t_tex(f"{C}.patches_tex", size="4\\times4")
     lines = "\\\\".join(
-        f"\\text{{stage {r['stage']}: }} {r['H']}\\times{r['W']}\\times{r['C']}"
-        + (f"\\xrightarrow{{\\text{{merge}}}}{r['H'] // 2}\\times{r['W'] // 2}\\times{4 * r['C']}"
-           f"\\xrightarrow{{\\text{{linear}}}}\\times{2 * r['C']}" if r["stage"] < 4 else "")
+        t_tex(f"{C}.stage", n=str(r["stage"]))
+        + f"{{:}}\\ {r['H']}\\times{r['W']}\\times{r['C']}"
+        + (f"\\xrightarrow{{\\text{{{merge}}}}}{r['H'] // 2}\\times{r['W'] // 2}"
+           f"\\times{4 * r['C']}\\xrightarrow{{\\text{{{linear}}}}}\\times{2 * r['C']}"
+           if r["stage"] < 4 else "")
         for r in rows
     )  # fmt: skip
     kit.formula(
         f"\\begin{{gathered}}{side}\\times{side}\\times3"
-        f"\\xrightarrow{{4\\times4\\ \\text{{patches}}}}"
+        f"\\xrightarrow{{{patches_tex}}}"
         f"{side // 4}\\times{side // 4}\\times(4\\cdot4\\cdot3 = 48)"
-        f"\\xrightarrow{{\\text{{linear embedding}}}}\\times 96\\\\[4pt]{lines}\\end{{gathered}}",
+        f"\\xrightarrow{{\\text{{{t(f'{C}.embedding_tex')}}}}}\\times 96\\\\[4pt]{lines}"
+        "\\end{gathered}",
         checks=[
             kit.Check(t(f"{C}.check_patch"), patches.shape == (side // 4, side // 4, 48)),
             kit.Check(t(f"{C}.check_merge"), merged.shape == (side // 8, side // 8, 384)),
@@ -154,7 +171,8 @@ def cost_view(c: int, M: int) -> None:
         f" = 4\\cdot{hw}\\cdot{c}^2 + 2\\cdot{hw}^2\\cdot{c}"
         f" = {num(a)}\\\\[4pt]"
         f"\\Omega(\\text{{W-MSA}}) = 4hwC^2 + 2M^2hwC = 4\\cdot{hw}\\cdot{c}^2 + 2\\cdot{M}^2"
-        f"\\cdot{hw}\\cdot{c} = {num(b)}\\quad(\\times{a / b:.1f}\\ \\text{{cheaper}})"
+        f"\\cdot{hw}\\cdot{c} = {num(b)}\\quad("
+        + t_tex(f"{C}.cheaper", r=f"{a / b:.1f}") + ")"
         "\\end{gathered}",
         checks=[
             kit.Check(t(f"{C}.check_difference"), a - b == 2 * hw * c * (hw - M * M)),

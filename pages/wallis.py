@@ -77,7 +77,7 @@ def product_view() -> None:
             kit.Check(t("wallis.check_increasing"), bool(np.all(np.diff(P) > 0))),
             kit.Check(t("wallis.check_sandwich"), lower <= Pn <= math.pi / 2),
             kit.Check(t("wallis.check_asymptote"), 0.6 <= gap / asym <= 1.0,
-                      f"ratio {gap / asym:.5f}"),
+                      t("wallis.ratio", r=f"{gap / asym:.5f}")),
             *checks,
         ],
     )  # fmt: skip

@@ -51,6 +51,15 @@ def t(key: str, **values: Any) -> str:
     return text.format(**values) if values else text
 
 
+def t_tex(key: str, **math: str) -> str:
+    """``t(key)`` inside a KaTeX formula: its words in ``\\text{}``, its {placeholders} ``math``.
+
+    The translation decides the word order, so numbers and symbols stay outside ``\\text``.
+    """
+    parts = t(key, **{name: f"\0{name}\0" for name in math}).split("\0")
+    return " ".join(math[p] if i % 2 else f"\\text{{{p}}}" for i, p in enumerate(parts) if p)
+
+
 @lru_cache(maxsize=64)
 def _sections(lang: str, concept: str) -> MappingProxyType[str, str]:
     path = ASSETS / "content" / lang / f"{concept}.md"

@@ -61,7 +61,7 @@ def test_all_padding_gives_zero_rows_and_no_nan():
     at = open_page(PAGE, {"attention_maps_view": "masks", "attention_maps_mask": "padding"})
     at.slider(key="attention_maps_pad").set_value(10).run()
     assert not at.exception and not at.error
-    assert "(10\\ \\text{of}\\ 10" in latex(at)
+    assert "(10 \\text{ of } 10 \\text{ rows})" in latex(at)
     assert ":red-badge[" not in latex(at)
 
 

@@ -62,9 +62,9 @@ def test_every_registered_page_runs_without_exception(concept):
 def test_every_string_key_used_in_the_code_exists_in_english():
     en = dict(strings("en"))
     used = set()
-    for folder in ("app.py", "pages", "ui"):
+    for folder in ("app.py", "pages", "ui", "figures"):
         for path in [ROOT / folder] if folder.endswith(".py") else (ROOT / folder).rglob("*.py"):
-            used |= set(re.findall(r"""\bt\(\s*f?["']([\w.]+)["']""", path.read_text()))
+            used |= set(re.findall(r"""\bt(?:_tex)?\(\s*f?["']([\w.]+)["']""", path.read_text()))
     missing = sorted(k for k in used if "{" not in k and k not in en)
     assert missing == []
 
