@@ -1,0 +1,366 @@
+"""Figures of the forward-diffusion page: arrays in, ``go.Figure`` out.
+
+The scrub figure is one Plotly figure with precomputed ``frames`` and a Plotly slider whose
+steps ``animate`` to a frame: dragging t happens in the browser, with no server round trip.
+Its images are small JPEG data URIs (``go.Image(source=...)``), so the whole figure stays
+small enough to send once. The other builders keep their layout independent of the slider
+that drives them (only trace data changes, so Plotly.react skips the relayout).
+
+Images are (S, S, 3) float arrays in DDPM's data range [−1, 1]; x_t is shown clipped to it.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from numpy.typing import NDArray
+from PIL import Image
+
+from figures.style import BLUE, GREEN, GREY, ORANGE, VERMILLION, figure, layout, panel_titles
+
+Array = NDArray[np.float64]
+SCHEDULE_COLOURS = (BLUE, ORANGE)  # linear, cosine: the same colour in every panel
+MARKER = {"size": 10, "line": {"color": "black", "width": 1}}
+IMAGE_AXIS = {"showgrid": False, "zeroline": False, "showline": False, "ticks": "",
+              "showticklabels": False}  # fmt: skip
+# JPEG quality by noise level: clean images keep their edges, noisy ones cost few bytes
+# (JPEG artefacts vanish in noise of standard deviation ≥ 0.5, and noise is what costs:
+# ~1 KB per 48² frame at quality 30, ~1.6 KB at 50).
+QUALITY_CLEAN, QUALITY_NOISY, MASKING_STD = 80, 25, 0.5
+FRAME_TRACES = (2, 3, 12, 13, 14)  # what a frame of the scrub figure replaces
+
+
+def _list(x: Any, digits: int = 5) -> list:
+    return np.round(np.asarray(x, dtype=float), digits).tolist()
+
+
+def to_uint8(x: Array) -> NDArray[np.uint8]:
+    """[−1, 1] → 0 … 255 (clipped), as core.images.to_uint8."""
+    return np.clip(np.rint((np.asarray(x) + 1.0) * 127.5), 0, 255).astype(np.uint8)
+
+
+def jpeg_data_uri(x: Array, quality: int = QUALITY_CLEAN) -> str:
+    """An (S, S, 3) image in [−1, 1] as a ``data:image/jpeg;base64,...`` URI."""
+    buf = io.BytesIO()
+    subsampling = 0 if quality >= QUALITY_CLEAN else 2  # 4:4:4 keeps colour edges when clean
+    Image.fromarray(to_uint8(x)).save(
+        buf, "JPEG", quality=quality, optimize=True, subsampling=subsampling
+    )
+    return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _with_frames(fig: go.Figure, frames: list[dict[str, Any]]) -> go.Figure:
+    """Attach animation frames without Plotly's validation.
+
+    ``go.Figure(..., _validate=False)`` still validates every frame (0.8 s for 40 frames of
+    this page); ``go.Frame(_validate=False)`` skips it, and tests/figures validates the whole
+    spec (frames included) with assert_valid_plotly instead, as for every builder.
+    """
+    fig._frame_objs = tuple(go.Frame(f, _validate=False) for f in frames)
+    return fig
+
+
+def _quality(noise_std: float) -> int:
+    """JPEG quality for an x_t whose noise has standard deviation √(1 − ᾱ_t)."""
+    drop = (QUALITY_CLEAN - QUALITY_NOISY) * min(noise_std / MASKING_STD, 1.0)
+    return int(round(QUALITY_CLEAN - drop))
+
+
+def curve_steps(T: int, n: int = 80) -> list[int]:
+    """≤ ~2n steps 1..T to draw a smooth curve: evenly spaced, plus log-spaced near t = 1
+    (where log-SNR of the linear schedule changes fastest)."""
+    steps = np.concatenate([np.linspace(1, T, n), np.geomspace(1, T, n // 2)])
+    return np.unique(np.round(steps).astype(int)).tolist()
+
+
+def _image_axes(
+    lay: dict,
+    sfx: str,
+    domain: Sequence[float],
+    side: int,
+    y_domain: Sequence[float],
+    title: str = "",
+    colour: str | None = None,
+) -> None:
+    """Axes for an S × S image (row 0 on top), its title just above the image itself."""
+    font = {"size": 13, **({"color": colour} if colour else {})}
+    lay[f"xaxis{sfx}"] = {**IMAGE_AXIS, "domain": list(domain), "anchor": f"y{sfx}",
+                          "range": [-0.5, side - 0.5], "constrain": "domain", "side": "top",
+                          "title": {"text": f"<b>{title}</b>" if title else "", "font": font,
+                                    "standoff": 6}}  # fmt: skip
+    lay[f"yaxis{sfx}"] = {**IMAGE_AXIS, "domain": list(y_domain), "anchor": f"x{sfx}",
+                          "range": [side - 0.5, -0.5], "scaleanchor": f"x{sfx}",
+                          "constrain": "domain"}  # fmt: skip
+
+
+def _image(uri: str, sfx: str, name: str) -> dict[str, Any]:
+    return {"type": "image", "source": uri, "xaxis": f"x{sfx}", "yaxis": f"y{sfx}",
+            "name": name,
+            "hovertemplate": f"{name}<br>pixel (%{{y}}, %{{x}})<extra></extra>"}  # fmt: skip
+
+
+def _titles_at(titles: Sequence[str], xs: Sequence[float], y: float) -> list[dict]:
+    """figures.style.panel_titles at paper height ``y`` (a lower row of panels)."""
+    return [{**note, "y": y} for note in panel_titles(titles, xs, 13)]
+
+
+def scrub_figure(
+    x0: Array, noise: Array, steps: Sequence[int], frames_linear: Array, frames_cosine: Array,
+    alpha_bars: tuple[Array, Array], start: int, *, image_titles: tuple[str, str, str, str],
+    curve_titles: tuple[str, str, str], names: tuple[str, str], x_title: str,
+    play: tuple[str, str] = ("▶", "❚❚"), height: int = 720,
+) -> go.Figure:  # fmt: skip
+    """x₀, ε and x_t under both schedules, and ᾱ_t, √ᾱ_t, √(1−ᾱ_t), log-SNR against t,
+    with a Plotly slider that scrubs t in the browser (frames, no server round trip).
+
+    Args:
+        x0, noise: (S, S, 3) the clean image (in [−1, 1]) and the fixed noise ε.
+        steps: (K,) the timesteps t (1..T) that get a frame.
+        frames_linear, frames_cosine: (K, S, S, 3) x_t at those steps under each schedule.
+        alpha_bars: ((T,), (T,)) ᾱ_t of the linear and the cosine schedule, index t − 1.
+        start: index into ``steps`` of the frame shown first.
+        image_titles: x₀, ε, x_t linear, x_t cosine. curve_titles: the three curve panels.
+        names: legend names of the two schedules. x_title: the t axis title.
+
+    Traces: [0] x₀, [1] ε, [2] x_t linear, [3] x_t cosine (images, axes 1–4);
+    [4, 5] ᾱ_t linear, cosine (x5); [6, 7] √ᾱ_t and [8, 9] √(1−ᾱ_t) linear, cosine (x6);
+    [10, 11] log-SNR linear, cosine (x7); [12, 13, 14] current-t line + markers in panels
+    5, 6, 7. Each frame (named ``str(t)``) replaces traces 2, 3 and 12–14 only.
+    """
+    K, S = len(steps), x0.shape[0]
+    T = len(alpha_bars[0])
+    if not len(frames_linear) == len(frames_cosine) == K:
+        raise ValueError("frames_linear and frames_cosine need one image per step")
+    lay = layout(title="", x="", y="", height=height)
+    del lay["xaxis"], lay["yaxis"]
+    gap, row1, row2 = 0.03, (0.6, 1.0), (0.0, 0.42)
+    w4 = (1.0 - 3 * gap) / 4
+    colours = (None, None, *SCHEDULE_COLOURS)
+    for i in range(4):
+        _image_axes(lay, str(i + 1) if i else "", (i * (w4 + gap), i * (w4 + gap) + w4), S, row1,
+                    image_titles[i], colours[i])  # fmt: skip
+    gap3 = 0.06
+    w3 = (1.0 - 2 * gap3) / 3
+    log_snr = [np.log(ab / (1.0 - ab)) for ab in alpha_bars]
+    lo = float(np.floor(min(v.min() for v in log_snr))) - 1
+    hi = float(np.ceil(max(v.max() for v in log_snr))) + 1
+    y_ranges = ([-0.02, 1.05], [-0.02, 1.05], [lo, hi])
+    for j in range(3):
+        sfx = str(5 + j)
+        x_lo = j * (w3 + gap3)
+        lay[f"xaxis{sfx}"] = {**layout(title="", x=x_title, y="")["xaxis"], "anchor": f"y{sfx}",
+                              "domain": [x_lo, x_lo + w3], "range": [0, T * 1.02]}  # fmt: skip
+        lay[f"yaxis{sfx}"] = {**layout(title="", x="", y="")["yaxis"], "anchor": f"x{sfx}",
+                              "domain": list(row2), "range": y_ranges[j]}  # fmt: skip
+    xs3 = [j * (w3 + gap3) for j in range(3)]
+    lay["annotations"] = _titles_at(curve_titles, xs3, row2[1] + 0.01)
+    lay["margin"] = {"l": 50, "r": 15, "t": 46, "b": 150}  # t: room for the mode bar
+    lay["legend"] = {"orientation": "h", "x": 1.0, "xanchor": "right", "y": row2[1] + 0.08,
+                     "yanchor": "bottom"}  # fmt: skip
+
+    t_curve = curve_steps(T)
+    idx = np.array(t_curve) - 1
+
+    def curve(y: Array, k: int, sfx: str, name: str, dash: str = "solid",
+              legend: bool = False) -> dict:  # fmt: skip
+        return {"type": "scatter", "x": t_curve, "y": _list(y[idx], 4), "mode": "lines",
+                "name": name, "legendgroup": name, "showlegend": legend, "xaxis": f"x{sfx}",
+                "yaxis": f"y{sfx}", "line": {"color": SCHEDULE_COLOURS[k], "dash": dash},
+                "hovertemplate": f"{name}<br>t = %{{x}}: %{{y:.4f}}<extra></extra>"}  # fmt: skip
+
+    data: list[dict[str, Any]] = [
+        _image(jpeg_data_uri(x0), "", "x₀"),
+        _image(jpeg_data_uri(noise, QUALITY_NOISY), "2", "ε"),
+        _image("", "3", f"x_t {names[0]}"),
+        _image("", "4", f"x_t {names[1]}"),
+    ]
+    data += [curve(alpha_bars[k], k, "5", names[k], legend=True) for k in (0, 1)]
+    data += [curve(np.sqrt(alpha_bars[k]), k, "6", names[k]) for k in (0, 1)]
+    data += [curve(np.sqrt(1 - alpha_bars[k]), k, "6", names[k], "dash") for k in (0, 1)]
+    data += [curve(log_snr[k], k, "7", names[k]) for k in (0, 1)]
+    data += [{}, {}, {}]  # the current-t traces, filled from the start frame
+
+    def current(t: int, sfx: str, ys: Sequence[float], colours: Sequence[str],
+                y_range: Sequence[float]) -> tuple[dict, dict]:  # fmt: skip
+        """A vertical line at t and one marker per curve (None breaks the line).
+
+        Returns the full trace and the frame's update (x and y only: the style stays).
+        """
+        update = {"type": "scatter", "x": [t, t, None, *([t] * len(ys))],
+                  "y": [y_range[0], y_range[1], None, *_list(ys, 4)]}  # fmt: skip
+        return {**update, "mode": "lines+markers", "xaxis": f"x{sfx}", "yaxis": f"y{sfx}",
+                "showlegend": False, "line": {"color": GREY, "width": 1, "dash": "dot"},
+                "marker": {**MARKER, "size": [0, 0, 0, *([10] * len(ys))],
+                           "color": [GREY, GREY, GREY, *colours]},
+                "hovertemplate": "t = %{x}: %{y:.4f}<extra></extra>"}, update  # fmt: skip
+
+    frames, full = [], {}
+    for i, t in enumerate(steps):
+        a = [float(ab[t - 1]) for ab in alpha_bars]
+        q = [_quality(np.sqrt(1.0 - v)) for v in a]
+        marks = [
+            current(t, "5", a, SCHEDULE_COLOURS, y_ranges[0]),
+            current(t, "6", [*np.sqrt(a), *np.sqrt(1 - np.array(a))], SCHEDULE_COLOURS * 2,
+                    y_ranges[1]),
+            current(t, "7", [np.log(v / (1 - v)) for v in a], SCHEDULE_COLOURS, y_ranges[2]),
+        ]  # fmt: skip
+        frame_data = [
+            {"type": "image", "source": jpeg_data_uri(frames_linear[i], q[0])},
+            {"type": "image", "source": jpeg_data_uri(frames_cosine[i], q[1])},
+            *(update for _, update in marks),
+        ]
+        frames.append({"name": str(t), "data": frame_data, "traces": list(FRAME_TRACES)})
+        if i == start:
+            full = dict(zip(FRAME_TRACES, [*frame_data[:2], *(trace for trace, _ in marks)],
+                            strict=True))  # fmt: skip
+    for trace, spec in full.items():
+        data[trace] = {**data[trace], **spec}
+
+    animate = {"mode": "immediate", "frame": {"duration": 0, "redraw": True},
+               "transition": {"duration": 0}}  # fmt: skip
+    lay["sliders"] = [{
+        "active": start, "x": 0.1, "len": 0.9, "y": 0.0, "yanchor": "top",
+        "pad": {"t": 62, "b": 0}, "currentvalue": {"prefix": "t = ", "font": {"size": 15}},
+        "font": {"size": 10}, "ticklen": 4,
+        "steps": [{"method": "animate", "label": str(t), "args": [[str(t)], animate]}
+                  for t in steps],
+    }]  # fmt: skip
+    lay["updatemenus"] = [{
+        "type": "buttons", "direction": "left", "showactive": False, "x": 0.0, "y": 0.0,
+        "xanchor": "left", "yanchor": "top", "pad": {"t": 84, "r": 0},
+        "buttons": [
+            {"label": play[0], "method": "animate",
+             "args": [None, {**animate, "frame": {"duration": 120, "redraw": True},
+                             "fromcurrent": True}]},
+            {"label": play[1], "method": "animate", "args": [[None], animate]},
+        ],
+    }]  # fmt: skip
+    return _with_frames(figure(data, lay), frames)
+
+
+def pixel_locator_figure(x0: Array, pixel: tuple[int, int], *, height: int = 140) -> go.Figure:
+    """x₀ with one pixel framed: which pixel the histogram below is about.
+
+    Drawn outside the probe's fragment (it changes with the pixel, never with t).
+    Traces: [0] x₀ (image), [1] the pixel (an open square marker).
+    """
+    S = x0.shape[0]
+    row, col = pixel
+    lay = layout(title="", x="", y="", height=height)
+    _image_axes(lay, "", (0.0, 1.0), S, (0.0, 1.0))
+    lay["margin"] = {"l": 0, "r": 0, "t": 0, "b": 0}
+    lay["showlegend"] = False
+    data = [
+        _image(jpeg_data_uri(x0, 90), "", "x₀"),
+        {"type": "scatter", "x": [col], "y": [row], "mode": "markers", "showlegend": False,
+         "marker": {"symbol": "square-open", "size": 12, "color": VERMILLION,
+                    "line": {"width": 3, "color": VERMILLION}},
+         "hovertemplate": f"pixel ({row}, {col})<extra></extra>"},
+    ]  # fmt: skip
+    return figure(data, lay)
+
+
+def pixel_figure(
+    edges: Array, density: Array, grid: Array, pdf: Array, standard: Array, mean: float,
+    x0_value: float, *, title: str, x_title: str, y_title: str,
+    names: tuple[str, str, str, str, str], height: int = 360,
+) -> go.Figure:  # fmt: skip
+    """Many draws of x_t at one pixel (a density histogram) against N(√ᾱ_t x₀, 1−ᾱ_t).
+
+    The histogram is binned on the server (``edges``, ``density``): sending the bins, not
+    the draws, keeps a slider step to a few KB. The x axis follows the distribution
+    (autorange), so a narrow x_t at small t is as readable as a wide one.
+
+    Args:
+        edges: (n+1,) bin edges; density: (n,) histogram heights (area 1).
+        grid: (m,) x values; pdf: (m,) the closed-form density; standard: (m,) N(0, 1).
+        mean: √ᾱ_t x₀. x0_value: x₀ at this pixel.
+        names: histogram, closed form, N(0, 1), mean, x₀.
+
+    Traces: [0] histogram bars, [1] closed-form density, [2] N(0, 1) (the t → T limit),
+    [3] the mean √ᾱ_t x₀, [4] x₀ (vertical lines).
+    """
+    centres = (edges[:-1] + edges[1:]) / 2
+    top = float(max(np.max(density), np.max(pdf))) * 1.05
+    data = [
+        {"type": "bar", "x": _list(centres), "y": _list(density), "width": _list(np.diff(edges)),
+         "name": names[0], "marker": {"color": "#9DC3E6", "line": {"width": 0}},
+         "hovertemplate": "x = %{x:.3f}: %{y:.3f}<extra></extra>"},
+        {"type": "scatter", "x": _list(grid), "y": _list(pdf), "mode": "lines", "name": names[1],
+         "line": {"color": BLUE, "width": 2.5}, "hoverinfo": "skip"},
+        {"type": "scatter", "x": _list(grid), "y": _list(standard), "mode": "lines",
+         "name": names[2], "line": {"color": GREY, "dash": "dot"}, "hoverinfo": "skip"},
+        {"type": "scatter", "x": [mean, mean], "y": [0, top], "mode": "lines", "name": names[3],
+         "line": {"color": VERMILLION, "width": 2}, "hoverinfo": "skip"},
+        {"type": "scatter", "x": [x0_value, x0_value], "y": [0, top], "mode": "lines",
+         "name": names[4], "line": {"color": GREEN, "width": 2, "dash": "dash"},
+         "hoverinfo": "skip"},
+    ]  # fmt: skip
+    lay = layout(title=title, x=x_title, y=y_title, height=height, bargap=0)
+    lay["yaxis"]["rangemode"] = "tozero"
+    return figure(data, lay)
+
+
+def chain_figure(
+    x_chain: Array, x_closed: Array, t_axis: Array, slope: Array, variance: Array,
+    alpha_bar: Array, t: int, *, titles: tuple[str, str, str], x_title: str,
+    names: tuple[str, str, str, str], height: int = 400,
+) -> go.Figure:  # fmt: skip
+    """The chain run t times next to one jump, and the chain's moments step by step.
+
+    Args:
+        x_chain: (S, S, 3) x_t after t steps of q(x_s | x_{s−1}).
+        x_closed: (S, S, 3) one draw of q(x_t | x₀).
+        t_axis: (n,) steps s ≤ t where the chain was measured.
+        slope: (n,) Σ x_s x₀ / Σ x₀² (estimates √ᾱ_s). variance: (n,) mean of
+            (x_s − √ᾱ_s x₀)² (estimates 1 − ᾱ_s).
+        alpha_bar: (T,) ᾱ of the schedule (index s − 1). t: the current step.
+        names: √ᾱ_s, 1 − ᾱ_s, and the chain's two estimates.
+
+    Traces: [0] chain image, [1] closed-form image, [2] √ᾱ_s, [3] 1 − ᾱ_s (lines over
+    1..T), [4] chain slope, [5] chain variance (markers up to t), [6] the current t.
+    """
+    S = x_chain.shape[0]
+    T = len(alpha_bar)
+    lay = layout(title="", x="", y="", height=height)
+    del lay["xaxis"], lay["yaxis"]
+    w_img, gap = 0.2, 0.03
+    _image_axes(lay, "", (0.0, w_img), S, (0.0, 1.0), titles[0])
+    _image_axes(lay, "2", (w_img + gap, 2 * w_img + gap), S, (0.0, 1.0), titles[1])
+    x_lo = 2 * w_img + 2 * gap + 0.04
+    lay["xaxis3"] = {**layout(title="", x=x_title, y="")["xaxis"], "anchor": "y3",
+                     "domain": [x_lo, 1.0], "range": [0, T * 1.02]}  # fmt: skip
+    lay["yaxis3"] = {**layout(title="", x="", y="")["yaxis"], "anchor": "x3",
+                     "domain": [0.0, 1.0], "range": [-0.03, 1.08]}  # fmt: skip
+    lay["annotations"] = panel_titles(titles[2:], (x_lo,), 13)
+    lay["margin"] = {"l": 10, "r": 15, "t": 36, "b": 96}
+    lay["legend"] = {"orientation": "h", "x": x_lo, "xanchor": "left", "y": -0.2,
+                     "yanchor": "top"}  # fmt: skip
+    s = np.arange(1, T + 1)
+    every = max(1, T // 400)
+    grid = s[::every]
+    ab = alpha_bar[grid - 1]
+    line = {"type": "scatter", "mode": "lines", "xaxis": "x3", "yaxis": "y3"}
+    dots = {"type": "scatter", "mode": "markers", "xaxis": "x3", "yaxis": "y3"}
+    data = [
+        _image(jpeg_data_uri(x_chain, 90), "", "chain"),
+        _image(jpeg_data_uri(x_closed, 90), "2", "closed form"),
+        {**line, "x": grid.tolist(), "y": _list(np.sqrt(ab)), "name": names[0],
+         "line": {"color": GREEN}, "hoverinfo": "skip"},
+        {**line, "x": grid.tolist(), "y": _list(1 - ab), "name": names[1],
+         "line": {"color": VERMILLION}, "hoverinfo": "skip"},
+        {**dots, "x": np.asarray(t_axis).tolist(), "y": _list(slope), "name": names[2],
+         "marker": {"color": GREEN, "size": 6, "symbol": "circle-open"},
+         "hovertemplate": "s = %{x}: %{y:.4f}<extra></extra>"},
+        {**dots, "x": np.asarray(t_axis).tolist(), "y": _list(variance), "name": names[3],
+         "marker": {"color": VERMILLION, "size": 6, "symbol": "x-thin-open"},
+         "hovertemplate": "s = %{x}: %{y:.4f}<extra></extra>"},
+        {**line, "x": [t, t], "y": [-0.03, 1.08], "showlegend": False,
+         "line": {"color": GREY, "dash": "dot", "width": 1}, "hoverinfo": "skip"},
+    ]  # fmt: skip
+    return figure(data, lay)

@@ -1,0 +1,234 @@
+"""The forward-diffusion page, driven through AppTest by widget keys."""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import math
+import re
+import struct
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from tests.app.conftest import latex, open_page
+
+PAGE = "forward_diffusion.py"
+C = "forward_diffusion"
+SOURCE = Path(__file__).resolve().parents[2] / "pages" / PAGE
+
+
+def badges_green(at) -> bool:
+    text = latex(at)
+    return ":green-badge[" in text and ":red-badge[" not in text
+
+
+def png(colour: tuple[int, int, int], size: tuple[int, int] = (120, 90)) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", size, colour).save(buf, "PNG")
+    return buf.getvalue()
+
+
+def bomb(width: int = 50_000, height: int = 50_000) -> bytes:
+    """A 70-byte PNG whose header declares width × height pixels."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(
+            ">I", zlib.crc32(kind + data))  # fmt: skip
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0"))
+            + chunk(b"IEND", b""))  # fmt: skip
+
+
+def scrub_spec(at) -> dict:
+    (chart,) = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"{C}_scrub_chart")]
+    return json.loads(chart.proto.spec)
+
+
+def pixel_value(at) -> float:
+    """x₀ at the probed pixel, read from the formula ``\\cdot(0.9922)``."""
+    return float(re.search(r"\\cdot\((-?[\d.]+)\)", latex(at)).group(1))
+
+
+def test_default_view_runs_with_green_badges_and_the_probe():
+    at = open_page(PAGE)
+    assert not at.exception and not at.error
+    assert badges_green(at)
+    assert at.slider(key=f"{C}_pixel_t").value == 200
+    assert "t = 200:\\ \\bar\\alpha_t = 0.6590" in latex(at)  # linear, T = 1000
+
+
+@pytest.mark.parametrize(
+    ("kind", "T", "t"),
+    [("linear", "1000", "1"), ("linear", "50", "50"), ("cosine", "1000", "1000"),
+     ("cosine", "250", "100")],
+)  # fmt: skip
+def test_the_chain_matches_the_closed_form_with_green_badges(kind, T, t):
+    at = open_page(PAGE, {f"{C}_view": "chain", f"{C}_schedule": kind, f"{C}_T": T,
+                          f"{C}_chain_t": t})  # fmt: skip
+    assert not at.exception and not at.error
+    assert badges_green(at), latex(at)
+    assert f"t = {t}:" in latex(at)
+
+
+def test_moving_the_probe_changes_the_numbers_and_the_link():
+    at = open_page(PAGE)
+    before = latex(at)
+    at.slider(key=f"{C}_pixel_t").set_value(600).run()
+    assert latex(at) != before and "t = 600:" in latex(at)
+    assert at.query_params[f"{C}_pixel_t"] == ["600"] or at.query_params[f"{C}_pixel_t"] == "600"
+    assert badges_green(at)
+
+
+def test_the_cosine_schedule_keeps_more_of_x0_at_the_same_t():
+    at = open_page(PAGE)
+    linear = float(re.search(r"\\bar\\alpha_t = ([\d.]+)", latex(at)).group(1))
+    at.radio(key=f"{C}_schedule").set_value("cosine").run()
+    cosine = float(re.search(r"\\bar\\alpha_t = ([\d.]+)", latex(at)).group(1))
+    assert cosine > linear and badges_green(at)
+
+
+def test_pixel_controls_pick_another_pixel():
+    at = open_page(PAGE)
+    sun = pixel_value(at)  # the centre of the sunset: the bright sun, red channel
+    at.number_input(key=f"{C}_row").set_value(2).run()
+    assert pixel_value(at) < sun  # the dark sky at the top
+    at.radio(key=f"{C}_channel").set_value("B").run()
+    assert badges_green(at)
+
+
+def test_the_probe_is_clamped_when_T_shrinks():
+    at = open_page(PAGE, {f"{C}_pixel_t": "900"})
+    at.select_slider(key=f"{C}_T").set_value(100).run()
+    assert not at.exception and at.slider(key=f"{C}_pixel_t").value == 100
+    assert badges_green(at)
+
+
+def test_the_scrub_figure_has_its_frames_and_changes_with_T_and_the_seed():
+    at = open_page(PAGE)
+    spec = scrub_spec(at)
+    assert len(spec["frames"]) == 40
+    assert spec["layout"]["sliders"][0]["steps"][-1]["label"] == "1000"
+    assert len(json.dumps(spec)) < 200 * 1024
+    at.number_input(key=f"{C}_seed").set_value(7).run()
+    assert scrub_spec(at)["data"][1]["source"] != spec["data"][1]["source"]  # ε follows the seed
+    at.select_slider(key=f"{C}_T").set_value(100).run()
+    assert scrub_spec(at)["layout"]["sliders"][0]["steps"][-1]["label"] == "100"
+
+
+def test_a_shared_link_restores_the_view():
+    at = open_page(PAGE, {f"{C}_image": "checker", f"{C}_T": "500", f"{C}_seed": "3",
+                          f"{C}_view": "chain", f"{C}_chain_t": "37"})  # fmt: skip
+    assert at.radio(key=f"{C}_image").value == "checker"
+    assert at.select_slider(key=f"{C}_T").value == 500
+    assert at.number_input(key=f"{C}_seed").value == 3
+    assert at.slider(key=f"{C}_chain_t").value == 37 and "t = 37:" in latex(at)
+
+
+def test_bad_link_parameters_fall_back_with_a_notice():
+    at = open_page(PAGE, {f"{C}_T": "7", f"{C}_image": "cat", f"{C}_pixel_t": "-4",
+                          f"{C}_seed": "x"})  # fmt: skip
+    assert not at.exception and not at.error
+    assert at.select_slider(key=f"{C}_T").value == 1000
+    assert at.radio(key=f"{C}_image").value == "sunset"
+    assert any("reset to their defaults" in c.value for c in at.caption)
+
+
+def test_an_uploaded_png_becomes_x0():
+    at = open_page(PAGE)
+    at.file_uploader(key=f"{C}_upload").set_value(("red.png", png((255, 0, 0)), "image/png"))
+    at.run()
+    assert not at.exception and not at.error
+    assert pixel_value(at) == 1.0  # red channel of pure red, scaled to [−1, 1]
+    at.radio(key=f"{C}_channel").set_value("G").run()
+    assert pixel_value(at) == -1.0 and badges_green(at)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [(b"not an image at all" * 20, "not a PNG or JPEG"),
+     (bomb(), "decompression bomb"),
+     (png((0, 0, 255))[:60], "truncated or damaged")],
+    ids=["garbage", "bomb", "truncated"],
+)  # fmt: skip
+def test_a_bad_upload_shows_an_error_and_the_sample_stays(data, message):
+    at = open_page(PAGE)
+    sample = pixel_value(at)
+    at.file_uploader(key=f"{C}_upload").set_value(("photo.png", data, "image/png")).run()
+    assert not at.exception
+    assert at.error and message in at.error[0].value
+    assert pixel_value(at) == sample and badges_green(at)
+    at.slider(key=f"{C}_pixel_t").set_value(10).run()  # the page keeps working
+    assert "t = 10:" in latex(at)
+    at.file_uploader(key=f"{C}_upload").set_value(None).run()
+    assert not at.error
+
+
+# ---- the exercise: make_exercise read from the page source, checked independently ---------
+def load_maker():
+    """``make_exercise`` (and what it uses) from the page file, without running the page."""
+    tree = ast.parse(SOURCE.read_text(encoding="utf-8"))
+    keep = [n for n in tree.body
+            if isinstance(n, ast.Import | ast.ImportFrom)
+            and not (isinstance(n, ast.ImportFrom) and n.module == "ui.boot")
+            or isinstance(n, ast.FunctionDef) and n.name in ("make_exercise", "kind_name")
+            or isinstance(n, ast.Assign) and all(
+                isinstance(x, ast.Name) and x.id in ("C", "KINDS") for x in n.targets)]  # fmt: skip
+    namespace: dict = {}
+    exec(compile(ast.Module(keep, []), str(SOURCE), "exec"), namespace)  # our own source
+    return namespace["make_exercise"]
+
+
+def alpha_bars(kind: str, T: int) -> np.ndarray:
+    """ᾱ from the papers' formulas, written out again (linear β scaled by 1000/T)."""
+    if kind == "linear":
+        betas = np.linspace(1e-4 * 1000 / T, 0.02 * 1000 / T, T)
+    else:
+        f = np.cos((np.arange(T + 1) / T + 0.008) / 1.008 * math.pi / 2) ** 2
+        betas = np.minimum(1 - f[1:] / f[:-1], 0.999)
+    return np.cumprod(1 - betas)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_exercise_answers_match_an_independent_computation(seed):
+    make = load_maker()
+    ex = make(np.random.default_rng(seed))
+    q = ex.question.replace("−", "-")
+
+    def number(pattern: str) -> float:
+        return float(re.search(pattern, q).group(1))
+
+    kind = "cosine" if "cosine" in q else "linear"
+    T = int(number(r"T = (\d+)"))
+    if "mean of xₜ" in q:
+        x0, a, t = number(r"x₀ = (\S+?)\. "), number(r"ᾱₜ = (\S+) at"), int(number(r"at t = (\d+)"))
+        assert math.isclose(a, alpha_bars(kind, T)[t - 1], rel_tol=1e-3)
+        assert ex.is_right(math.sqrt(a) * x0)
+    elif "standard deviation" in q:
+        t = int(number(r"at t = (\d+)\?"))
+        assert ex.is_right(math.sqrt(1 - alpha_bars(kind, T)[t - 1]))
+    else:
+        first = int(np.argmax(alpha_bars(kind, T) < 0.5)) + 1
+        assert ex.is_right(first) and not ex.is_right(first + 0.2 * T)
+    assert ex.explanation and "$" not in ex.question
+
+
+def test_every_kind_of_exercise_is_drawn():
+    make = load_maker()
+    questions = [make(np.random.default_rng(s)).question for s in range(40)]
+    assert any("mean of xₜ" in q for q in questions)
+    assert any("standard deviation" in q for q in questions)
+    assert any("drop below 1" in q for q in questions)
+
+
+def test_the_exercise_box_shows_the_question_of_its_seed():
+    at = open_page(PAGE, {f"{C}_ex": "4242"})
+    at.session_state[f"{C}_ex_box"] = True
+    at.run()
+    shown = [m.value for m in at.expander[0].markdown]
+    assert load_maker()(np.random.default_rng(4242)).question in shown

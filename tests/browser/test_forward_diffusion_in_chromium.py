@@ -1,0 +1,200 @@
+"""The forward-diffusion page in a real browser: the t scrub never talks to the server, uploads
+(good and hostile) and the payload of a probe step."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from dataclasses import dataclass, field
+
+import pytest
+from PIL import Image
+from playwright.sync_api import Page, WebSocket, expect
+
+from tests.browser.conftest import screenshot, wait_for_app
+
+C = "forward_diffusion"
+SCRUB = f".st-key-{C}_scrub_chart"
+PROBE_CHART = f".st-key-{C}_pixel_chart"
+ERROR = '[data-testid="stAlertContentError"]'
+EXCEPTION = '[data-testid="stException"]'
+BUDGET = 200 * 1024  # bytes per server rerun (DESIGN.md)
+
+
+@dataclass
+class Wire:
+    """Every websocket frame the page sends and receives."""
+
+    sent: list[int] = field(default_factory=list)
+    received: list[bytes] = field(default_factory=list)
+
+    def attach(self, ws: WebSocket) -> None:
+        ws.on("framesent", lambda payload: self.sent.append(len(payload)))
+        ws.on("framereceived", lambda payload: self.received.append(
+            payload.encode() if isinstance(payload, str) else payload))  # fmt: skip
+
+    def reset(self) -> None:
+        self.sent.clear()
+        self.received.clear()
+
+
+def open_page(page: Page, url: str) -> Wire:
+    wire = Wire()
+    page.on("websocket", wire.attach)
+    page.goto(url)
+    wait_for_app(page)
+    page.wait_for_selector(f"{SCRUB} .js-plotly-plot .main-svg")
+    page.wait_for_selector(f"{PROBE_CHART} .js-plotly-plot .main-svg")
+    page.wait_for_timeout(500)  # let the URL update and any trailing message pass
+    return wire
+
+
+def images_shown(page: Page) -> list[str]:
+    """The data URIs of the scrub figure's images: x₀, ε, xₜ linear, xₜ cosine."""
+    return page.locator(f"{SCRUB} .js-plotly-plot image").evaluate_all(
+        "els => els.map(e => e.getAttribute('href') || e.getAttribute('xlink:href'))"
+    )
+
+
+def current_t(page: Page) -> str:
+    return page.locator(f"{SCRUB} .slider-group > text.slider-label").first.text_content()
+
+
+def png(colour: tuple[int, int, int]) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", (200, 150), colour).save(buf, "PNG")
+    return buf.getvalue()
+
+
+def bomb() -> bytes:
+    """A tiny, well-formed PNG whose header declares 50000 × 50000 pixels."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(
+            ">I", zlib.crc32(kind + data))  # fmt: skip
+
+    ihdr = struct.pack(">IIBBBBB", 50_000, 50_000, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0"))
+            + chunk(b"IEND", b""))  # fmt: skip
+
+
+def upload(page: Page, name: str, data: bytes) -> None:
+    page.locator(f".st-key-{C}_upload input[type=file]").set_input_files(
+        {"name": name, "mimeType": "image/png", "buffer": data}
+    )
+
+
+def probe_still_works(page: Page) -> None:
+    """Move the probe slider one step: its chart is redrawn and no error appears."""
+    before = page.locator(f"{PROBE_CHART} .js-plotly-plot").inner_html()
+    thumb = page.locator(f".st-key-{C}_pixel_t input[type=range]").first
+    thumb.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "([sel, before]) => { const el = document.querySelector(sel);"
+        " return el && el.innerHTML !== before; }",
+        arg=[f"{PROBE_CHART} .js-plotly-plot", before],
+    )
+    wait_for_app(page)
+    expect(page.locator(EXCEPTION)).to_have_count(0)
+
+
+def test_scrubbing_t_happens_in_the_browser_without_a_server_round_trip(page, server):
+    wire = open_page(page, f"{server.url}/{C}")
+    expect(page.locator(ERROR)).to_have_count(0)
+    scrub = page.locator(SCRUB)
+    scrub.scroll_into_view_if_needed()
+    before, t_before = images_shown(page), current_t(page)
+    assert len(before) == 4
+    wire.reset()
+
+    # drag the Plotly slider's handle along its rail, then press it at a single spot
+    rail = page.locator(f"{SCRUB} .slider-rail-touch-rect").first
+    box = rail.bounding_box()
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + box["width"] * 0.2, y)
+    page.mouse.down()
+    for frac in (0.3, 0.45, 0.6, 0.75):
+        page.mouse.move(box["x"] + box["width"] * frac, y, steps=4)
+        page.wait_for_timeout(60)
+    page.mouse.up()
+    page.wait_for_timeout(400)
+    dragged = images_shown(page)
+    assert current_t(page) != t_before
+    assert dragged[2] != before[2] and dragged[3] != before[3]  # xₜ of both schedules moved
+    assert dragged[:2] == before[:2]  # x₀ and ε stay
+    page.mouse.click(box["x"] + box["width"] * 0.95, y)
+    page.wait_for_timeout(400)
+    assert images_shown(page)[2] != dragged[2]
+    # the play button animates through the frames, still without the server
+    shown = images_shown(page)[2]
+    page.locator(f"{SCRUB} .updatemenu-button").first.click()
+    page.wait_for_timeout(900)
+    page.locator(f"{SCRUB} .updatemenu-button").nth(1).click()
+    assert images_shown(page)[2] != shown
+    screenshot(page, f"{C}-scrubbed")
+    assert wire.sent == [], f"the scrub sent {len(wire.sent)} websocket frames to the server"
+    assert wire.received == []
+    expect(page.locator(ERROR)).to_have_count(0)
+
+
+def test_a_probe_step_stays_within_the_payload_budget_and_never_resends_the_scrub(page, server):
+    wire = open_page(page, f"{server.url}/{C}")
+    wire.reset()
+    probe_still_works(page)
+    page.wait_for_timeout(300)
+    total = sum(len(f) for f in wire.received)
+    assert wire.sent, "the probe is a server-side slider: it must send its value"
+    assert total <= BUDGET, f"{total / 1024:.1f} KB"
+    assert not any(b'"sliders"' in f or b'"frames"' in f for f in wire.received)
+    # a full rerun (a new seed) resends the scrub figure, still within the budget
+    wire.reset()
+    seed = page.locator(f".st-key-{C}_seed input")
+    seed.fill("5")
+    seed.press("Enter")
+    page.wait_for_timeout(300)
+    wait_for_app(page)
+    full = sum(len(f) for f in wire.received)
+    assert any(b'"sliders"' in f for f in wire.received)
+    assert full <= BUDGET, f"{full / 1024:.1f} KB"
+    print(f"\nprobe step: {total / 1024:.1f} KB; full rerun (new seed): {full / 1024:.1f} KB")
+
+
+def test_an_uploaded_png_becomes_x0(page, server):
+    open_page(page, f"{server.url}/{C}")
+    before = images_shown(page)
+    upload(page, "green.png", png((0, 200, 0)))
+    page.wait_for_function(
+        "([sel, old]) => { const im = document.querySelector(sel);"
+        " return im && im.getAttribute('href') !== old; }",
+        arg=[f"{SCRUB} .js-plotly-plot image", before[0]],
+    )
+    wait_for_app(page)
+    expect(page.locator(ERROR)).to_have_count(0)
+    expect(page.locator('[data-testid="stCaptionContainer"]').filter(
+        has_text="uploaded image")).to_have_count(1)  # fmt: skip
+    after = images_shown(page)
+    assert after[0] != before[0] and after[1] == before[1]  # x₀ changed, ε did not
+    screenshot(page, f"{C}-uploaded")
+    probe_still_works(page)
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [("garbage.png", b"\x00garbage, not an image" * 40, "not a PNG or JPEG"),
+     ("bomb.png", bomb(), "decompression bomb")],
+    ids=["garbage", "bomb"],
+)  # fmt: skip
+def test_a_bad_upload_shows_a_clear_message_and_the_page_keeps_working(page, server, name, data,
+                                                                       message):  # fmt: skip
+    open_page(page, f"{server.url}/{C}")
+    before = images_shown(page)
+    upload(page, name, data)
+    expect(page.locator(ERROR)).to_contain_text(message)
+    wait_for_app(page)
+    expect(page.locator(EXCEPTION)).to_have_count(0)
+    assert images_shown(page)[0] == before[0]  # the sample stays x₀
+    screenshot(page, f"{C}-bad-upload-{name.split('.')[0]}")
+    probe_still_works(page)
+    expect(page.locator(ERROR)).to_contain_text(message)  # still explained, not a traceback
