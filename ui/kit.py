@@ -12,6 +12,7 @@ import inspect
 import json
 import re
 import secrets
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from urllib.parse import urlencode, urlsplit
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.runtime.runtime_util import MESSAGE_FLUSH_INTERVAL_SECS
 
 from figures.export import figure_csv, heatmap_tables
 from ui import state
@@ -84,12 +86,26 @@ def _badge_line(checks: Sequence[Check]) -> str:
     return "&nbsp; ".join(parts)
 
 
+def _let_the_chart_go_first() -> None:
+    """Hold the script for two of the server's message-flush cycles.
+
+    Streamlit sends queued elements every ``MESSAGE_FLUSH_INTERVAL_SECS`` (5 ms); the browser
+    renders each batch it receives in one go. Typesetting a formula with KaTeX costs the
+    browser far more than redrawing a chart (bench/latency: without the formula the softmax
+    chart redraws ~3× sooner), so the chart above must arrive in a batch of its own and be
+    drawn first; the formula follows a few milliseconds later. Sleeping releases the GIL:
+    other sessions run meanwhile. (Streamlit's own ``st.switch_page`` waits the same way.)
+    """
+    time.sleep(2 * MESSAGE_FLUSH_INTERVAL_SECS)
+
+
 def formula(latex: str, checks: Sequence[Check] = (), caption: str | None = None) -> None:
     """The formula with today's numbers, and the invariant badges under it.
 
     One Markdown element (KaTeX display math + badges): every element a slider step
     re-renders costs browser time, so the formula and its checks travel together.
     """
+    _let_the_chart_go_first()
     body = f"$$\n{latex}\n$$"
     if caption:
         body += f"\n\n*{caption}*"
