@@ -54,17 +54,6 @@ def jpeg_data_uri(x: Array, quality: int = QUALITY_CLEAN) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _with_frames(fig: go.Figure, frames: list[dict[str, Any]]) -> go.Figure:
-    """Attach animation frames without Plotly's validation.
-
-    ``go.Figure(..., _validate=False)`` still validates every frame (0.8 s for 40 frames of
-    this page); ``go.Frame(_validate=False)`` skips it, and tests/figures validates the whole
-    spec (frames included) with assert_valid_plotly instead, as for every builder.
-    """
-    fig._frame_objs = tuple(go.Frame(f, _validate=False) for f in frames)
-    return fig
-
-
 def _quality(noise_std: float) -> int:
     """JPEG quality for an x_t whose noise has standard deviation √(1 − ᾱ_t)."""
     drop = (QUALITY_CLEAN - QUALITY_NOISY) * min(noise_std / MASKING_STD, 1.0)
@@ -240,7 +229,7 @@ def scrub_figure(
             {"label": play[1], "method": "animate", "args": [[None], animate]},
         ],
     }]  # fmt: skip
-    return _with_frames(figure(data, lay), frames)
+    return figure(data, lay, frames)
 
 
 def pixel_locator_figure(x0: Array, pixel: tuple[int, int], *, height: int = 140) -> go.Figure:
