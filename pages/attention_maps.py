@@ -71,7 +71,7 @@ def map_part() -> None:
         query_view(tokens, q, k, v)
 
 
-@st.fragment
+@kit.fragment
 def query_view(tokens: list[str], q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
     """The query slider: its row of weights and the weighted sum of the values."""
     N, d = q.shape
@@ -109,7 +109,7 @@ def heads_part() -> None:
         heads_view(tokens, x, ws)
 
 
-@st.fragment
+@kit.fragment
 def heads_view(tokens: list[str], x: np.ndarray, ws: list[np.ndarray]) -> None:
     N, D = x.shape
     h = state.select_slider(t(f"{C}.heads"), f"{C}_heads", HEADS, 2)
@@ -140,7 +140,7 @@ def heads_view(tokens: list[str], x: np.ndarray, ws: list[np.ndarray]) -> None:
         )  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def scaling_view() -> None:
     D = state.select_slider(t(f"{C}.D"), f"{C}_D", list(SCALING_DIMS), 256)
     entropy, top = cache.attention_scaling_curves(SCALING_DIMS, SCALING_TOKENS, SCALING_HEADS, 0)
@@ -178,7 +178,7 @@ def masks_part() -> None:
         masks_view(tokens, x, ws, kind)
 
 
-@st.fragment
+@kit.fragment
 def masks_view(tokens: list[str], x: np.ndarray, ws: list[np.ndarray], kind: str) -> None:
     N, d = x.shape
     pad = state.slider(t(f"{C}.padding"), f"{C}_pad", 0, N, min(2, N), disabled=kind != "padding")
@@ -229,7 +229,7 @@ def torch_reference(x, ws, h, mask):
     return sdpa, out[0].numpy(), w[0].numpy()
 
 
-@st.fragment
+@kit.fragment
 def torch_view(x: np.ndarray, ws: list[np.ndarray]) -> None:
     N, D = x.shape
     h = state.select_slider(t(f"{C}.heads"), f"{C}_torch_heads", HEADS, 2)

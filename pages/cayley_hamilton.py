@@ -107,7 +107,7 @@ def theorem_part(A: sympy.Matrix) -> None:
     powers_view(A)
 
 
-@st.fragment
+@kit.fragment
 def powers_view(A: sympy.Matrix) -> None:
     """The power slider: A^k from the remainder t^k mod F_A(t) (reruns alone)."""
     k = state.slider(t("cayley_hamilton.k"), "cayley_hamilton_k", 0, 60, 5)

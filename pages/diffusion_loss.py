@@ -54,7 +54,7 @@ view = state.choice(t(f"{C}.view"), f"{C}_view", VIEWS, "posterior",
                     format_func=lambda v: t(f"{C}.tab_{v}"))  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def posterior_view(s: dif.Schedule) -> None:
     """The t slider (the page's probe) redraws the marks on the curves and the formula."""
     T = s.num_steps
@@ -98,7 +98,7 @@ def normal_pdf(x: np.ndarray, mean: float, var: float) -> np.ndarray:
     return np.exp(-((x - mean) ** 2) / (2 * var)) / math.sqrt(2 * math.pi * var)
 
 
-@st.fragment
+@kit.fragment
 def kl_view() -> None:
     """Two Gaussians: their densities, the integrand p ln(p/q) and the closed-form KL."""
     cols = st.columns(4)
@@ -164,7 +164,7 @@ def prior_block(kind: str, T: int, x0: np.ndarray) -> None:
     kit.badges(checks)
 
 
-@st.fragment
+@kit.fragment
 def elbo_view(s: dif.Schedule, x0: np.ndarray) -> None:
     """The t slider: where the weight λₜ of the term L_{t-1} sits, against the simple loss."""
     T = s.num_steps

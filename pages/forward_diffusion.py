@@ -114,7 +114,7 @@ def pixel_view(x0: np.ndarray, kind: str, seed: int) -> None:
     pixel_probe(x0, kind, seed, row, col, CHANNELS.index(channel))
 
 
-@st.fragment
+@kit.fragment
 def pixel_probe(x0: np.ndarray, kind: str, seed: int, row: int, col: int, ch: int) -> None:
     """The page's probe: t moves the histogram of many draws of x_t at one pixel."""
     s = schedules[kind]
@@ -177,7 +177,7 @@ def run_chain(x0: np.ndarray, step: int, s: dif.Schedule, rng: np.random.Generat
     return x, k_axis, slope, var
 
 
-@st.fragment
+@kit.fragment
 def chain_view(x0: np.ndarray, eps: np.ndarray, kind: str, seed: int) -> None:
     """t steps of the chain against one jump q(x_t | x₀) with the page's ε."""
     s = schedules[kind]
@@ -229,7 +229,7 @@ def chain_view(x0: np.ndarray, eps: np.ndarray, kind: str, seed: int) -> None:
     )  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def parts(x0: np.ndarray, eps: np.ndarray, seed: int) -> None:
     """The part picker and the schedule: changing them reruns only this fragment."""
     left, right = st.columns(2)

@@ -63,7 +63,7 @@ view = state.choice(t(f"{C}.view"), f"{C}_view", VIEWS, "cost",
                     format_func=lambda v: t(f"{C}.tab_{v}"))  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def cost_view() -> None:
     s = state.select_slider(t(f"{C}.side"), f"{C}_side", COST_SIDES, 32)
     sides = np.array(COST_SIDES)
@@ -119,7 +119,7 @@ def position_sliders(side: int, default: tuple[int, int]) -> tuple[int, int]:
     return row, col
 
 
-@st.fragment
+@kit.fragment
 def content_view(side: int) -> None:
     row, col = position_sliders(side, (side // 2, side // 4))
     n = row * side + col
@@ -163,7 +163,7 @@ def content_view(side: int) -> None:
     )  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def position_view(side: int, r: int) -> None:
     row, col = position_sliders(side, (side // 2, side // 4))
     n = row * side + col

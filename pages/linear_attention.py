@@ -24,7 +24,7 @@ view = state.choice(t(f"{C}.view"), f"{C}_view", ("equal", "causal", "timing"), 
                     format_func=lambda v: t(f"{C}.tab_{v}"))  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def equal_view(N: int, seed: int, causal: bool) -> None:
     """The d slider: the explicit matrix and the agreement of both orderings."""
     d = state.select_slider(t(f"{C}.d"), f"{C}_d", [1, 2, 4, 8, 16, 32, 64], 8)

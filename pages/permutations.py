@@ -41,7 +41,7 @@ def pm_sign(s: int) -> str:
     return "+1" if s > 0 else "-1"
 
 
-@st.fragment
+@kit.fragment
 def sign_view(sigma: tuple[int, ...]) -> None:
     """The power slider and everything about ρ = σᵏ (reruns alone on each step)."""
     k = state.slider(t("permutations.k"), "permutations_k", 1, 12, 1)

@@ -31,7 +31,7 @@ view = state.choice(t(f"{C}.view"), f"{C}_view", VIEWS, "attention",
                     format_func=lambda v: t(f"{C}.tab_{v}"))  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def attention_view(side: int, R: int) -> None:
     """The query sliders redraw the two attention maps (image, H, R fixed outside)."""
     _, x = cache.scene_tokens(side)
@@ -81,7 +81,7 @@ def attention_view(side: int, R: int) -> None:
     )  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def cost_view() -> None:
     side = state.select_slider(t(f"{C}.image_side"), f"{C}_cost_side", IMAGE_SIDES, 224)
     tokens = (np.array(IMAGE_SIDES) // 4) ** 2
@@ -106,7 +106,7 @@ def cost_view() -> None:
     )  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def stages_view(variant: str) -> None:
     side = state.select_slider(t(f"{C}.image_side"), f"{C}_stage_side", IMAGE_SIDES[:15], 224)
     rows = sra.pvt_stages(side, variant)
@@ -135,7 +135,7 @@ def stages_view(variant: str) -> None:
     )  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def torch_view() -> None:
     R = state.select_slider(t(f"{C}.ratio"), f"{C}_torch_R", RATIOS, 2)
     H, D = 8, 4

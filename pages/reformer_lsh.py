@@ -41,7 +41,7 @@ def vec(v: np.ndarray) -> str:
     return "(" + ",\\ ".join(f"{a:.2f}" for a in v) + ")"
 
 
-@st.fragment
+@kit.fragment
 def hash_view(d: int, seed: int) -> None:
     c = controls(("b", "n"))
     b, n = c["b"], c["n"]
@@ -92,7 +92,7 @@ def hash_formula(b, n, xr, h, neg, scaled, rounds) -> None:
     )  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def attention_view(seed: int) -> None:
     c = controls(("b", "n", "chunk"))
     b, n, m = c["b"], c["n"], c["chunk"]
@@ -142,7 +142,7 @@ def attention_view(seed: int) -> None:
     )  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def collision_view(d: int, seed: int) -> None:
     c = controls(("b", "n", "angle"))
     b, n, deg = c["b"], c["n"], c["angle"]

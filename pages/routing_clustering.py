@@ -18,7 +18,7 @@ C = "routing_clustering"
 N_TOKENS, N_KEYS, N_QUERIES, DIM, TOP_K, K1, K2 = 48, 512, 64, 16, 10, 4, 4
 
 
-@st.fragment
+@kit.fragment
 def routing_view(seed: int, causal: bool) -> None:
     with st.columns(2)[0]:
         k = state.slider(t(f"{C}.k"), f"{C}_k", 1, 8, 4)
@@ -63,7 +63,7 @@ def routing_view(seed: int, causal: bool) -> None:
     )  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def mips_view(seed: int, equal: bool) -> None:
     with st.columns(2)[0]:
         L = state.slider(t(f"{C}.probe"), f"{C}_probe", 1, K1 * K2, 3)

@@ -52,7 +52,7 @@ def shuffle(n: int) -> np.ndarray:
     return np.random.default_rng(s).permutation(n)
 
 
-@st.fragment
+@kit.fragment
 def inducing_view(X: np.ndarray, labels: np.ndarray, seed: int) -> None:
     """The m slider: ISAB's m×n and n×m maps for one head, and the cost n² vs 2nm."""
     a, b, c = st.columns(3)
@@ -111,7 +111,7 @@ def inducing_view(X: np.ndarray, labels: np.ndarray, seed: int) -> None:
         )  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def equivariance_view(X: np.ndarray, labels: np.ndarray, seed: int) -> None:
     """The shuffle slider: ISAB(πX) against π·ISAB(X), and the same for SAB."""
     n = len(X)
@@ -153,7 +153,7 @@ def equivariance_view(X: np.ndarray, labels: np.ndarray, seed: int) -> None:
     )  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def pooling_view(X: np.ndarray, seed: int) -> None:
     """The shuffle slider: PMA and the Deep Sets pools do not move; a position-weighted sum does."""
     n = len(X)

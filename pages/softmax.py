@@ -42,7 +42,7 @@ def temperature_part() -> None:
         temperature_view(sm.parse_logits(text))
 
 
-@st.fragment
+@kit.fragment
 def temperature_view(u: np.ndarray) -> None:
     """The T slider and everything that follows it (reruns alone on each step)."""
     T = state.select_slider(t("softmax.temperature"), "softmax_T", TEMPERATURES, 1.0)
@@ -79,7 +79,7 @@ def temperature_view(u: np.ndarray) -> None:
     )  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def sqrt_d_view(seed: int) -> None:
     d = state.select_slider(t("softmax.dimension"), "softmax_d", DIMS, 64)
     raw, scaled = cache.dot_products(d, N_PAIRS, seed)
@@ -125,7 +125,7 @@ def sqrt_d_view(seed: int) -> None:
     )  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def calibration_view(seed: int) -> None:
     left, right = st.columns(2)
     with left:
@@ -174,7 +174,7 @@ def calibration_view(seed: int) -> None:
     )  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def contrastive_view(seed: int) -> None:
     cols = st.columns(4)
     with cols[0]:

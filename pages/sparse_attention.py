@@ -51,7 +51,7 @@ def build(n: int) -> np.ndarray:
     return att.preset_mask(name, n, rng=np.random.default_rng(seed), **params)  # type: ignore[arg-type]
 
 
-@st.fragment
+@kit.fragment
 def pattern_view(n: int) -> None:
     """The layers slider redraws the receptive field; the mask itself is drawn once."""
     mask = build(n)
@@ -97,7 +97,7 @@ def pattern_costs() -> np.ndarray:
     return costs
 
 
-@st.fragment
+@kit.fragment
 def cost_view(costs: np.ndarray) -> None:
     n = state.select_slider(t(f"{C}.cost_n"), f"{C}_cost_n", COST_LENGTHS, 1024)
     full = np.array(COST_LENGTHS, float) ** 2

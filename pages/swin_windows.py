@@ -45,7 +45,7 @@ def region_hover() -> str:
     return t(f"{C}.hover_region", row="%{y}", col="%{x}", id="%{z}") + "<extra></extra>"
 
 
-@st.fragment
+@kit.fragment
 def shift_view(H: int, M: int, s: int, regions: np.ndarray) -> None:
     """The window slider redraws that window's region ids and its mask."""
     shifted = s > 0
@@ -87,7 +87,7 @@ def shift_view(H: int, M: int, s: int, regions: np.ndarray) -> None:
     )  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def bias_view(M: int) -> None:
     i = state.slider(t(f"{C}.query_token"), f"{C}_bias_query", 0, M * M - 1, 0)
     index = win.relative_position_index(M)
@@ -119,7 +119,7 @@ def bias_view(M: int) -> None:
     )  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def stages_view() -> None:
     side = state.select_slider(t(f"{C}.image_side"), f"{C}_stage_side", IMAGE_SIDES, 224)
     rows = win.stage_shapes(side)
@@ -153,7 +153,7 @@ def stages_view() -> None:
     )  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def cost_view(c: int, M: int) -> None:
     sides = np.array([M * k for k in range(1, 33)])
     h = state.select_slider(t(f"{C}.map_side"), f"{C}_cost_h", sides.tolist(), 8 * M)

@@ -6,7 +6,6 @@ import math
 from fractions import Fraction
 
 import numpy as np
-import streamlit as st
 import sympy
 
 from core import wallis as w
@@ -37,7 +36,7 @@ def sci(x: float) -> str:
     return f"{mantissa} \\times 10^{{{int(exponent)}}}"
 
 
-@st.fragment
+@kit.fragment
 def product_view() -> None:
     """The n slider, the two plots and the formula with today's n."""
     n = state.select_slider(t("wallis.n"), "wallis_n", N_VALUES, 10)
@@ -83,7 +82,7 @@ def product_view() -> None:
     )  # fmt: skip
 
 
-@st.fragment
+@kit.fragment
 def integrals_view() -> None:
     """The N slider: the nested integrands, the W_k and the exact sandwich."""
     N = state.slider(t("wallis.N"), "wallis_N", 0, 20, 2)

@@ -5,9 +5,10 @@ runs in a session (a bad or stale value falls back to the default, with a short 
 (2) draws the widget by ``key`` only, and (3) queues the value for the address bar.
 
 :func:`flush` writes the queue to ``st.query_params`` in one update. The page kit calls it
-right after a chart (and after the formula and at the end of the page): every query-param
-write is a message that makes the browser re-render the whole page, so one batched write
-after the chart keeps it off the slider → chart path (measured with bench/latency).
+at the end of each live part (``kit.fragment``) and ``app.py`` at the end of the page:
+every query-param write is a message that makes the browser re-render the whole page, so
+one batched write after everything a slider step draws keeps it off the slider → chart
+path (measured with bench/latency).
 """
 
 from __future__ import annotations

@@ -27,6 +27,13 @@ def test_every_page_calls_the_entrypoint_guard():
         assert "require_entrypoint()" in path.read_text(), path.name
 
 
+def test_live_parts_use_the_kit_fragment():
+    """``kit.fragment`` writes the URL after the fragment's chart; a bare ``st.fragment``
+    would leave a slider's value out of the address bar until the next full run."""
+    for path in (ROOT / "pages").glob("*.py"):
+        assert "st.fragment" not in path.read_text(), f"{path.name}: use @kit.fragment"
+
+
 def test_registry_is_consistent():
     slugs = [c.slug for c in CONCEPTS]
     assert len(slugs) == len(set(slugs))
