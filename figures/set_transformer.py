@@ -56,76 +56,101 @@ def _cluster_cuts(clusters: NDArray[np.int64]) -> list[float]:
     return [i + 0.5 for i in np.flatnonzero(c[1:] != c[:-1])]
 
 
-def attention_figure(
-    points: Array, clusters: NDArray[np.int64], a_ix: Array, a_xh: Array, j: int, *,
-    titles: tuple[str, str, str], axis_titles: dict[str, str], colorbar_title: str,
-    height: int = 430,
+def _relative_colour_axis(colorbar_title: str | None) -> dict[str, Any]:
+    """Weights × row length on 0 … 2 (1 = uniform); the colour bar only where it is titled."""
+    axis: dict[str, Any] = {"colorscale": SEQUENTIAL, "cmin": 0.0, "cmax": RELATIVE_MAX}
+    if colorbar_title is None:
+        return {**axis, "showscale": False}
+    return {**axis, "colorbar": {"title": {"text": colorbar_title, "side": "right"},
+                                 "thickness": 12, "x": 1.0, "len": 0.9,
+                                 "tickvals": [0, 0.5, 1, 1.5, 2],
+                                 "ticktext": ["0", "0.5", "1", "1.5", "≥ 2"]}}  # fmt: skip
+
+
+def points_figure(
+    points: Array, clusters: NDArray[np.int64], weights: Array, *, title: str,
+    axis_titles: tuple[str, str], height: int = 430,
 ) -> go.Figure:  # fmt: skip
-    """ISAB's two attention maps for one head, and the set coloured by one inducing point.
+    """The set, one marker shape per cluster, coloured by one inducing point's attention.
 
     Args:
-        points: (n, 2) the set, in display order (sorted by cluster).
-        clusters: (n,) cluster id of each point (marker symbol; cuts between clusters).
+        points: (n, 2) the set, in display order.
+        clusters: (n,) cluster id of each point (marker symbol).
+        weights: (n,) n·a_ix[j], the weights of inducing point j relative to uniform.
+
+    Traces: [0] the points (colour axis 0 … 2 of :func:`maps_figure`, no colour bar).
+    """
+    lim = float(np.abs(points).max()) * 1.1 + 0.1
+    lay = layout(title=title, x=axis_titles[0], y=axis_titles[1], height=height,
+                 showlegend=False, xaxis={"range": [-lim, lim], "zeroline": False},
+                 yaxis={"range": [-lim, lim], "scaleanchor": "x", "zeroline": False})  # fmt: skip
+    lay["title"]["font"] = {"size": 13}
+    lay["coloraxis"] = _relative_colour_axis(None)
+    lay["margin"] = {"l": 48, "r": 10, "t": 40, "b": 48}
+    symbols = [SYMBOLS[int(c) % len(SYMBOLS)] for c in clusters]
+    data = [
+        {"type": "scatter", "x": _list(points[:, 0], 3), "y": _list(points[:, 1], 3),
+         "mode": "markers", "marker": {"color": _list(weights, 3), "coloraxis": "coloraxis",
+                                       "symbol": symbols, "size": 8,
+                                       "line": {"color": "#444", "width": 0.5}},
+         "hovertemplate": "(%{x:.2f}, %{y:.2f}): n·a = %{marker.color:.2f}<extra></extra>"},
+    ]  # fmt: skip
+    return figure(data, lay)
+
+
+def maps_figure(
+    clusters: NDArray[np.int64], a_ix: Array, a_xh: Array, j: int, *,
+    titles: tuple[str, str], axis_titles: dict[str, str], colorbar_title: str,
+    height: int = 430,
+) -> go.Figure:  # fmt: skip
+    """ISAB's two attention maps for one head, relative to uniform, inducing point j outlined.
+
+    Args:
+        clusters: (n,) cluster id of each element in display order (white cuts between them).
         a_ix: (m, n) weights inducing point → set (MAB(I, X)); rows sum to 1.
         a_xh: (n, m) weights set element → summaries H (MAB(X, H)); rows sum to 1.
         j: the highlighted inducing point.
-        axis_titles: keys ``points_x``, ``points_y``, ``elements``, ``inducing``.
+        axis_titles: keys ``elements``, ``inducing``.
 
-    Panels: [left] the points coloured by n·a_ix[j]; [middle] n·a_ix (m×n, inducing point j
-    on row j); [right] m·a_xh (n×m). Traces: [0] points, [1] a_ix, [2] a_xh, [3] row j
-    outline, [4] column j outline.
+    Panels: [left] n·a_ix (m×n, row j outlined); [right] m·a_xh (n×m, column j outlined).
+    Traces: [0] a_ix, [1] a_xh, [2] row j outline, [3] column j outline.
     """
-    n, m = len(points), a_ix.shape[0]
-    lim = float(np.abs(points).max()) * 1.1 + 0.1
+    m, n = a_ix.shape
     lay = layout(title="", x="", y="", height=height, showlegend=False)
-    lay["xaxis"] = {**lay["xaxis"], "domain": [0.0, 0.25], "range": [-lim, lim],
-                    "title": {"text": axis_titles["points_x"]}, "zeroline": False}  # fmt: skip
-    lay["yaxis"] = {**lay["yaxis"], "range": [-lim, lim], "scaleanchor": "x",
-                    "title": {"text": axis_titles["points_y"]}, "zeroline": False}  # fmt: skip
-    lay["xaxis2"] = _plain_axis(domain=[0.32, 0.71], anchor="y2", range=[-0.5, n - 0.5],
-                                title={"text": axis_titles["elements"]})  # fmt: skip
+    lay["xaxis"] = _plain_axis(domain=[0.0, 0.56], range=[-0.5, n - 0.5],
+                               title={"text": axis_titles["elements"]})  # fmt: skip
     # m sets the rows (columns) of a map: autorange, so the layout stays the same for every m
     ticks = {"tickmode": "array", "tickvals": list(range(0, 257, 4))}  # integers only, any m
-    lay["yaxis2"] = _plain_axis(anchor="x2", autorange="reversed", **ticks,
+    lay["yaxis"] = _plain_axis(autorange="reversed", **ticks,
+                               title={"text": axis_titles["inducing"]})  # fmt: skip
+    lay["xaxis2"] = _plain_axis(domain=[0.67, 0.9], anchor="y2", autorange=True, **ticks,
                                 title={"text": axis_titles["inducing"]})  # fmt: skip
-    lay["xaxis3"] = _plain_axis(domain=[0.78, 0.93], anchor="y3", autorange=True, **ticks,
-                                title={"text": axis_titles["inducing"]})  # fmt: skip
-    lay["yaxis3"] = _plain_axis(anchor="x3", range=[n - 0.5, -0.5],
+    lay["yaxis2"] = _plain_axis(anchor="x2", range=[n - 0.5, -0.5],
                                 title={"text": axis_titles["elements"], "standoff": 2})  # fmt: skip
-    lay["coloraxis"] = {"colorscale": SEQUENTIAL, "cmin": 0.0, "cmax": RELATIVE_MAX,
-                        "colorbar": {"title": {"text": colorbar_title, "side": "right"},
-                                     "thickness": 12, "x": 1.0, "len": 0.9,
-                                     "tickvals": [0, 0.5, 1, 1.5, 2],
-                                     "ticktext": ["0", "0.5", "1", "1.5", "≥ 2"]}}  # fmt: skip
-    lay["annotations"] = panel_titles(titles, [0.0, 0.32, 0.76], 13)
+    lay["coloraxis"] = _relative_colour_axis(colorbar_title)
+    lay["annotations"] = panel_titles(titles, [0.0, 0.62], 13)
     cut = {"type": "line", "line": {"color": "white", "width": 1.5}}
     cuts = _cluster_cuts(clusters)
     lay["shapes"] = [
-        {**cut, "xref": "x2", "yref": "y2 domain", "x0": c, "x1": c, "y0": 0, "y1": 1}
+        {**cut, "xref": "x", "yref": "y domain", "x0": c, "x1": c, "y0": 0, "y1": 1}
         for c in cuts
     ] + [
-        {**cut, "xref": "x3 domain", "yref": "y3", "x0": 0, "x1": 1, "y0": c, "y1": c}
+        {**cut, "xref": "x2 domain", "yref": "y2", "x0": 0, "x1": 1, "y0": c, "y1": c}
         for c in cuts
     ]  # fmt: skip
-    lay["margin"] = {"l": 55, "r": 10, "t": 40, "b": 48}
-    symbols = [SYMBOLS[int(c) % len(SYMBOLS)] for c in clusters]
+    lay["margin"] = {"l": 48, "r": 10, "t": 40, "b": 48}
     heat = {"type": "heatmap", "coloraxis": "coloraxis"}
     row_x, row_y = _box(-0.5, n - 0.5, j - 0.5, j + 0.5)
     col_x, col_y = _box(j - 0.5, j + 0.5, -0.5, n - 0.5)
     data = [
-        {"type": "scatter", "x": _list(points[:, 0], 3), "y": _list(points[:, 1], 3),
-         "mode": "markers", "marker": {"color": _list(n * a_ix[j], 3), "coloraxis": "coloraxis",
-                                       "symbol": symbols, "size": 8,
-                                       "line": {"color": "#444", "width": 0.5}},
-         "hovertemplate": "(%{x:.2f}, %{y:.2f}): n·a = %{marker.color:.2f}<extra></extra>"},
-        {**heat, "z": _list(n * a_ix, 3), "xaxis": "x2", "yaxis": "y2",
+        {**heat, "z": _list(n * a_ix, 3),
          "hovertemplate": "I %{y} → element %{x}: n·a = %{z:.2f}<extra></extra>"},
-        {**heat, "z": _list(m * a_xh, 3), "xaxis": "x3", "yaxis": "y3",
+        {**heat, "z": _list(m * a_xh, 3), "xaxis": "x2", "yaxis": "y2",
          "hovertemplate": "element %{y} → H %{x}: m·a = %{z:.2f}<extra></extra>"},
         {"type": "scatter", "x": row_x, "y": row_y, "mode": "lines", "line": HIGHLIGHT,
-         "xaxis": "x2", "yaxis": "y2", "hoverinfo": "skip"},
+         "hoverinfo": "skip"},
         {"type": "scatter", "x": col_x, "y": col_y, "mode": "lines", "line": HIGHLIGHT,
-         "xaxis": "x3", "yaxis": "y3", "hoverinfo": "skip"},
+         "xaxis": "x2", "yaxis": "y2", "hoverinfo": "skip"},
     ]  # fmt: skip
     return figure(data, lay)
 

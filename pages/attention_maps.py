@@ -8,7 +8,7 @@ import streamlit as st
 
 from core import attention as att
 from figures import attention as figs
-from ui import cache, exercises, kit, state
+from ui import cache, exercises, kit, perf, state
 from ui.boot import require_entrypoint
 from ui.i18n import t, t_tex
 
@@ -216,6 +216,8 @@ def torch_reference(x, ws, h, mask):
     """Our inputs through F.scaled_dot_product_attention and nn.MultiheadAttention."""
     import torch  # only this part of this page shows torch layers
     import torch.nn.functional as F
+
+    perf.single_threaded_torch()
 
     D = x.shape[1]
     tq, tk, tv = (torch.tensor(x @ w) for w in ws[:3])

@@ -9,11 +9,12 @@ import torch  # this page shows a torch layer
 
 from core import lambda_layer as ll
 from figures import lambda_layer as figs
-from ui import cache, kit, state
+from ui import cache, kit, perf, state
 from ui.boot import require_entrypoint
 from ui.i18n import t
 
 require_entrypoint()
+perf.single_threaded_torch()
 
 C = "lambda_layers"
 VIEWS = ("cost", "content", "position")

@@ -8,7 +8,7 @@ import streamlit as st
 
 from core import sra
 from figures import sra as figs
-from ui import cache, exercises, kit, state
+from ui import cache, exercises, kit, perf, state
 from ui.boot import require_entrypoint
 from ui.i18n import t
 
@@ -142,6 +142,7 @@ def torch_view() -> None:
     rng = np.random.default_rng(R)
     x, w_s = rng.standard_normal((H * H, D)), rng.standard_normal((R * R * D, D))
     linear = sra.spatial_reduction(x, H, H, R, w_s)
+    perf.single_threaded_torch()
     conv = sra.conv_spatial_reduction(x, H, H, R, w_s)  # imports torch
     kit.chart(figs.equality_figure(
         linear, conv, title=t(f"{C}.torch_title"), x_title=t(f"{C}.linear_axis"),

@@ -9,11 +9,12 @@ import torch
 
 from core import set_transformer as stf
 from figures import set_transformer as figs
-from ui import kit, state
+from ui import cache, kit, perf, state
 from ui.boot import require_entrypoint
 from ui.i18n import t
 
 require_entrypoint()
+perf.single_threaded_torch()
 
 C = "set_transformer"
 SIZES = [16, 24, 32, 48, 64, 96, 128, 192, 256]
@@ -63,18 +64,20 @@ def inducing_view(X: np.ndarray, labels: np.ndarray, seed: int) -> None:
     with c:
         head = state.slider(t(f"{C}.head"), f"{C}_head", 1, HEADS, 1)
     n = len(X)
-    isab = blocks(seed, m)[0]
-    with torch.inference_mode():
-        _, (A_IX, A_XH) = isab(torch.from_numpy(X)[None], return_attention=True)
-    a_ix, a_xh = A_IX[0, head - 1].numpy(), A_XH[0, head - 1].numpy()
-    kit.chart(figs.attention_figure(
-        X, labels, a_ix, a_xh, j,
-        titles=(t(f"{C}.points_title", j=j), t(f"{C}.ix_title", m=m, n=n),
-                t(f"{C}.xh_title", m=m, n=n)),
-        axis_titles={"points_x": "x₁", "points_y": "x₂", "elements": t(f"{C}.elements"),
-                     "inducing": t(f"{C}.inducing")},
-        colorbar_title=t(f"{C}.relative"),
-    ), key=f"{C}_attention_chart")  # fmt: skip
+    A_IX, A_XH = cache.isab_attention(X, seed, D, HEADS, m)  # (h, m, n), (h, n, m)
+    a_ix, a_xh = A_IX[head - 1], A_XH[head - 1]
+    maps, points = st.columns([2.4, 1])
+    with maps:  # the maps first: they are what m changes
+        kit.chart(figs.maps_figure(
+            labels, a_ix, a_xh, j,
+            titles=(t(f"{C}.ix_title", m=m, n=n), t(f"{C}.xh_title", m=m, n=n)),
+            axis_titles={"elements": t(f"{C}.elements"), "inducing": t(f"{C}.inducing")},
+            colorbar_title=t(f"{C}.relative"),
+        ), key=f"{C}_attention_chart")  # fmt: skip
+    with points:
+        kit.chart(figs.points_figure(
+            X, labels, n * a_ix[j], title=t(f"{C}.points_title", j=j), axis_titles=("x₁", "x₂"),
+        ), key=f"{C}_points_chart")  # fmt: skip
     ns = np.unique(np.geomspace(4, 1024, 60).round())
     sab_n, isab_n = stf.sab_attention_entries(n), stf.isab_attention_entries(n, m)
     left, right = st.columns([2, 3])
@@ -84,7 +87,7 @@ def inducing_view(X: np.ndarray, labels: np.ndarray, seed: int) -> None:
             x_title=t(f"{C}.n_axis"), y_title=t(f"{C}.entries_axis"),
         ), key=f"{C}_cost_chart")  # fmt: skip
     rows = [A.sum(-1) for A in (A_IX, A_XH)]
-    dev = max(float((r - 1).abs().max()) for r in rows)
+    dev = max(float(np.abs(r - 1).max()) for r in rows)
     shapes = {tuple(A.shape[-2:]) for A in (A_IX, A_XH)}
     cheaper = f"{sab_n / isab_n:.1f}\\times" + ("\\text{ fewer}" if n > 2 * m else "")
     with right:

@@ -142,3 +142,22 @@ def routing_recall_curves(
     keys, q = rt.mips_keys(n_keys, n_queries, dim, 12, np.random.default_rng([seed, 1]),
                            equal_norms=equal_norms)  # fmt: skip
     return rt.recall_curves(q, keys, top_k, k1, k2, np.random.default_rng([seed, 2]))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def isab_attention(
+    X: np.ndarray, seed: int, dim: int, heads: int, m: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Seeded ISAB's two maps on the set X: (h, m, n) inducing → set and (h, n, m) back.
+
+    A slider step over m, j or the head then draws from here: the forward is tiny, but on a
+    busy server each of its torch calls waits for the GIL and a core (15-60 ms measured).
+    """
+    import torch  # only the page that shows the Set Transformer gets here
+
+    from core import set_transformer as stf
+
+    isab = stf.ISAB(2, dim, heads, m, generator=torch.Generator().manual_seed(seed)).double()
+    with torch.inference_mode():
+        _, (A_IX, A_XH) = isab(torch.from_numpy(X)[None], return_attention=True)
+    return A_IX[0].numpy(), A_XH[0].numpy()

@@ -15,6 +15,22 @@ import gc
 from functools import cache
 
 
+def single_threaded_torch() -> None:
+    """One intra-op thread for torch, for the whole process (pages call it before torch work).
+
+    Our tensors are tiny, so a second thread never pays for itself, and on a server busy with
+    other sessions an OpenMP worker waits its turn for a core: with both cores busy, one ISAB
+    forward took 128 ms median with torch's default 2 threads and 0.85 ms with 1 (in the
+    browser benchmark, 15-60 ms inside the slider step). Each session's script thread is the
+    parallelism. An environment variable would not do: a direct link's first run may import
+    torch before app.py runs (see ui/boot.py).
+    """
+    import torch  # only pages that already use torch call this
+
+    if torch.get_num_threads() != 1:
+        torch.set_num_threads(1)
+
+
 @cache
 def freeze_import_heap() -> int:
     """Collect once, then freeze everything alive now (the imported libraries).

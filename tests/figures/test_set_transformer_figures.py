@@ -28,14 +28,20 @@ PERM = np.random.default_rng(1).permutation(40)
 NS = np.array([4.0, 16, 64, 256, 1024])
 
 
-def attention(m: int = 5, j: int = 2):
+def maps(m: int = 5, j: int = 2):
     _, a_ix, a_xh = isab_case(m)
-    return figs.attention_figure(X, LABELS, a_ix, a_xh, j, titles=("a", "b", "c"),
-                                 axis_titles=AXES, colorbar_title="w")  # fmt: skip
+    return figs.maps_figure(LABELS, a_ix, a_xh, j, titles=("b", "c"), axis_titles=AXES,
+                            colorbar_title="w")  # fmt: skip
+
+
+def points(m: int = 5, j: int = 2):
+    _, a_ix, _ = isab_case(m)
+    return figs.points_figure(X, LABELS, len(X) * a_ix[j], title="a", axis_titles=("x1", "x2"))
 
 
 BUILDERS = {
-    "attention_figure": attention,
+    "maps_figure": maps,
+    "points_figure": points,
     "cost_figure": lambda: figs.cost_figure(NS, NS**2, 2 * 8 * NS, 64, (4096, 1024), title="t",
                                             x_title="x", y_title="y"),
     "equivariance_figure": lambda: figs.equivariance_figure(
@@ -52,29 +58,37 @@ def test_set_transformer_figures_pass_full_validation(name):
     assert_valid_plotly(BUILDERS[name]())
 
 
-def test_attention_figure_shows_both_maps_relative_to_uniform():
-    fig = attention(m=5, j=2)
-    assert [tr.type for tr in fig.data] == ["scatter", "heatmap", "heatmap", "scatter", "scatter"]
+def test_maps_figure_shows_both_maps_relative_to_uniform():
+    fig = maps(m=5, j=2)
+    assert [tr.type for tr in fig.data] == ["heatmap", "heatmap", "scatter", "scatter"]
     n, m = 40, 5
-    assert np.allclose(np.asarray(fig.data[1].z), n * A_IX, atol=1e-3)  # (m, n)
-    assert np.asarray(fig.data[1].z).shape == (m, n)
-    assert np.asarray(fig.data[2].z).shape == (n, m)
-    assert np.allclose(np.asarray(fig.data[2].z), m * A_XH, atol=1e-3)
-    # the points are coloured by row j of the I → X map, one symbol per cluster
-    assert np.allclose(fig.data[0].marker.color, n * A_IX[2], atol=1e-3)
-    assert len(set(fig.data[0].marker.symbol)) == 3
+    assert np.asarray(fig.data[0].z).shape == (m, n)
+    assert np.allclose(np.asarray(fig.data[0].z), n * A_IX, atol=1e-3)
+    assert np.asarray(fig.data[1].z).shape == (n, m)
+    assert np.allclose(np.asarray(fig.data[1].z), m * A_XH, atol=1e-3)
     # row j outlined in the m×n map, column j in the n×m map
-    assert min(fig.data[3].y) == 1.5 and max(fig.data[3].y) == 2.5
-    assert min(fig.data[4].x) == 1.5 and max(fig.data[4].x) == 2.5
+    assert min(fig.data[2].y) == 1.5 and max(fig.data[2].y) == 2.5
+    assert min(fig.data[3].x) == 1.5 and max(fig.data[3].x) == 2.5
     # cluster borders: two cuts, in both maps
-    cuts = sorted({sh.x0 for sh in fig.layout.shapes if sh.xref == "x2"})
+    cuts = sorted({sh.x0 for sh in fig.layout.shapes if sh.xref == "x"})
     assert cuts == [i + 0.5 for i in np.flatnonzero(np.diff(LABELS))]
     assert len(fig.layout.shapes) == 4
     assert fig.layout.coloraxis.cmin == 0 and fig.layout.coloraxis.cmax == 2
 
 
-def test_attention_layout_does_not_depend_on_m_or_j():
-    assert attention(m=3, j=0).layout == attention(m=12, j=7).layout
+def test_points_are_coloured_by_row_j_on_the_maps_colour_scale():
+    fig, ref = points(m=5, j=2), maps(m=5, j=2)
+    assert [tr.type for tr in fig.data] == ["scatter"]
+    assert np.allclose(fig.data[0].marker.color, 40 * A_IX[2], atol=1e-3)
+    assert len(set(fig.data[0].marker.symbol)) == 3  # one symbol per cluster
+    for key in ("colorscale", "cmin", "cmax"):
+        assert fig.layout.coloraxis[key] == ref.layout.coloraxis[key]
+    assert fig.layout.coloraxis.showscale is False and ref.layout.coloraxis.showscale is not False
+
+
+def test_maps_layout_does_not_depend_on_m_or_j():
+    assert maps(m=3, j=0).layout == maps(m=12, j=7).layout
+    assert points(m=3, j=0).layout == points(m=12, j=7).layout
 
 
 def test_cost_figure_marks_the_current_pair():
