@@ -45,7 +45,7 @@ pytest: $(VENV)/.dev chromium
 test: lint pytest
 
 bench-latency: $(VENV)/.dev chromium
-	$(PY) -m bench.latency --steps 40
+	$(PY) -m bench.latency --steps 100 --aa
 
 bench-load: $(VENV)/.dev
 	$(PY) -m bench.load --sessions 100 --duration 120 --think 2:5

@@ -394,16 +394,51 @@ def _fmt(x: float, digits: int = 1) -> str:
     return "-" if math.isnan(x) else f"{x:.{digits}f}"
 
 
-def format_table(summaries: dict[str, Summary], bare: str = BARE_NAME) -> str:
-    """The plain-text results table, one row per target, the bare app first."""
+def ratio_interval(
+    page: Sequence[float], bare: Sequence[float], *, q: float = 95, level: float = 90,
+    resamples: int = 2000, seed: int = 0,
+) -> tuple[float, float]:  # fmt: skip
+    """Bootstrap interval of p``q``(page) / p``q``(bare): how far the ratio moves by chance.
+
+    Both samples are resampled with replacement; the interval is the central ``level`` %
+    of the resampled ratios. (NaN, NaN) when a sample is empty.
+    """
+    if not page or not bare:
+        return math.nan, math.nan
+    import numpy as np  # only here: the rest of the instrument is plain Python
+
+    rng = np.random.default_rng(seed)
+    a, b = np.asarray(page), np.asarray(bare)
+    ra = np.percentile(rng.choice(a, (resamples, len(a))), q, axis=1)
+    rb = np.percentile(rng.choice(b, (resamples, len(b))), q, axis=1)
+    lo, hi = np.percentile(ra / rb, [(100 - level) / 2, (100 + level) / 2])
+    return float(lo), float(hi)
+
+
+def _latencies(steps: Sequence[Step]) -> list[float]:
+    return [s.latency_ms for s in steps if s.error is None and s.latency_ms is not None]
+
+
+def format_table(
+    summaries: dict[str, Summary],
+    bare: str = BARE_NAME,
+    results: dict[str, list[Step]] | None = None,
+) -> str:
+    """The plain-text results table, one row per target, the bare app first.
+
+    With ``results`` (the steps), a column gives the 90 % bootstrap interval of the ratio.
+    """
     b = summaries[bare]
     header = (
-        "page", "n", "p50 ms", "p95 ms", "bare p50", "bare p95", "ratio p95", "KB/step (p95)",
-        "errors",
+        "page", "n", "p50 ms", "p95 ms", "bare p50", "bare p95", "ratio p95", "90% interval",
+        "KB/step (p95)", "errors",
     )  # fmt: skip
     rows = [header]
     for name, s in summaries.items():
         ratio = s.p95_ms / b.p95_ms if b.p95_ms else math.nan
+        lo, hi = math.nan, math.nan
+        if results is not None:
+            lo, hi = ratio_interval(_latencies(results[name]), _latencies(results[bare]))
         rows.append(
             (
                 name,
@@ -413,6 +448,7 @@ def format_table(summaries: dict[str, Summary], bare: str = BARE_NAME) -> str:
                 _fmt(b.p50_ms),
                 _fmt(b.p95_ms),
                 _fmt(ratio, 2),
+                f"{_fmt(lo, 2)}–{_fmt(hi, 2)}",
                 _fmt(s.payload_p95_kb),
                 str(s.errors),
             )
@@ -533,7 +569,7 @@ def _servers(
 def _report(args: argparse.Namespace, targets: list[Target], results: dict[str, list[Step]]) -> int:
     """Print the table and budget lines, write the JSON; return the exit code."""
     summaries = {name: summarize(steps) for name, steps in results.items()}
-    print(format_table(summaries))
+    print(format_table(summaries, results=results))
     print(format_breakdown(summaries))
     misses = budget_misses(summaries)
     for line in misses:
