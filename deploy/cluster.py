@@ -34,9 +34,10 @@ COOKIE = "adlab_replica"
 
 MAIN_CONF = """\
 {user}worker_processes 1;
+worker_rlimit_nofile 16384;
 pid {tmp}/nginx.pid;
 error_log {tmp}/error.log notice;
-events {{ worker_connections 1024; }}
+events {{ worker_connections 8192; }}  # as deploy/nginx-main.conf: two per student
 http {{
     log_format upstream '$remote_addr [$time_local] "$request" $status $body_bytes_sent '
                         'upstream=$upstream_addr cookie=$cookie_adlab_replica rt=$request_time';
