@@ -81,7 +81,7 @@ def points_figure(
     Traces: [0] the points (colour axis 0 … 2 of :func:`maps_figure`, no colour bar).
     """
     lim = float(np.abs(points).max()) * 1.1 + 0.1
-    lay = layout(title=title, x=axis_titles[0], y=axis_titles[1], height=height,
+    lay = layout(title=f"<b>{title}</b>", x=axis_titles[0], y=axis_titles[1], height=height,
                  showlegend=False, xaxis={"range": [-lim, lim], "zeroline": False},
                  yaxis={"range": [-lim, lim], "scaleanchor": "x", "zeroline": False})  # fmt: skip
     lay["title"]["font"] = {"size": 13}
