@@ -31,6 +31,9 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  echo "Installing Debian's chromium for the browser tests"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+	@dpkg -s fonts-noto-cjk >/dev/null 2>&1 || { \
+	  echo "Installing Debian's fonts-noto-cjk (Japanese pages in the screenshots)"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { \
 	  echo "Installing Debian's nginx for the replica tests"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq nginx >/dev/null; }

@@ -68,8 +68,11 @@ def page(browser: Browser) -> Iterator[Page]:
 def wait_for_app(page: Page) -> None:
     """Wait until the script run has finished and the page has settled."""
     page.wait_for_selector('[data-testid="stMain"] h1', state="visible")
+    # no script run in flight, and no element still waiting for its lazily loaded code
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000
+        "() => !document.querySelector("
+        '\'[data-testid="stStatusWidget"], .stSkeleton, [data-testid="stSkeleton"]\')',
+        timeout=60_000,
     )
 
 
