@@ -233,6 +233,20 @@ class PMA(nn.Module):
         return self.mab(S, self.rff(Z), return_attention)
 
 
+def seeded_blocks(
+    seed: int, dim_in: int, dim: int, num_heads: int, num_inducing: int
+) -> tuple[ISAB, SAB, PMA]:
+    """Untrained float64 blocks drawn from ``seed``: ISAB (seed), SAB (seed + 1), PMA (seed + 2).
+
+    One place for the seeding, so every view of a set (its maps, its symmetries, a cached
+    forward) shows the same blocks. ISAB and SAB map dim_in → dim; PMA pools dim with 1 seed.
+    """
+    isab = ISAB(dim_in, dim, num_heads, num_inducing, generator=torch.Generator().manual_seed(seed))
+    sab = SAB(dim_in, dim, num_heads, generator=torch.Generator().manual_seed(seed + 1))
+    pma = PMA(dim, num_heads, 1, generator=torch.Generator().manual_seed(seed + 2))
+    return isab.double(), sab.double(), pma.double()
+
+
 def set_pool(Z: torch.Tensor, kind: Pool) -> torch.Tensor:
     """Deep Sets pooling over the elements: Σ_i z_i, mean_i z_i or max_i z_i, (B, n, d) → (B, d)."""
     if kind == "sum":

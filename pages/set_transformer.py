@@ -40,11 +40,8 @@ def sci(x: float) -> str:
 
 
 def blocks(seed: int, m: int) -> tuple[stf.ISAB, stf.SAB, stf.PMA]:
-    """Seeded, untrained blocks in float64 (~1 ms to build: not worth a cache)."""
-    isab = stf.ISAB(2, D, HEADS, m, generator=torch.Generator().manual_seed(seed))
-    sab = stf.SAB(2, D, HEADS, generator=torch.Generator().manual_seed(seed + 1))
-    pma = stf.PMA(D, HEADS, 1, generator=torch.Generator().manual_seed(seed + 2))
-    return isab.double(), sab.double(), pma.double()
+    """This page's seeded, untrained blocks on 2-D points (the same as ``cache.isab_attention``)."""
+    return stf.seeded_blocks(seed, 2, D, HEADS, m)
 
 
 def shuffle(n: int) -> np.ndarray:

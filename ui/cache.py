@@ -157,7 +157,7 @@ def isab_attention(
 
     from core import set_transformer as stf
 
-    isab = stf.ISAB(2, dim, heads, m, generator=torch.Generator().manual_seed(seed)).double()
+    isab = stf.seeded_blocks(seed, X.shape[1], dim, heads, m)[0]
     with torch.inference_mode():
         _, (A_IX, A_XH) = isab(torch.from_numpy(X)[None], return_attention=True)
     return A_IX[0].numpy(), A_XH[0].numpy()

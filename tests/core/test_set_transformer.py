@@ -276,3 +276,21 @@ def test_clustered_points_are_seeded_and_cover_every_cluster():
 def test_bad_arguments_raise_a_helpful_value_error(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_seeded_blocks_are_float64_and_drawn_from_their_own_seeds():
+    isab, sab, pma = stf.seeded_blocks(7, 2, 8, 2, 3)
+    again = stf.seeded_blocks(7, 2, 8, 2, 3)
+    other = stf.seeded_blocks(8, 2, 8, 2, 3)
+    for block, same, different in zip((isab, sab, pma), again, other, strict=True):
+        params = list(block.parameters())
+        assert all(p.dtype == torch.float64 for p in params)
+        assert all(torch.equal(a, b) for a, b in zip(params, same.parameters(), strict=True))
+        assert not all(
+            torch.equal(a, b) for a, b in zip(params, different.parameters(), strict=True)
+        )
+    # ISAB from seed, SAB from seed + 1, PMA from seed + 2 (not one shared stream)
+    direct = stf.SAB(2, 8, 2, generator=torch.Generator().manual_seed(8)).double()
+    assert all(
+        torch.equal(a, b) for a, b in zip(sab.parameters(), direct.parameters(), strict=True)
+    )
