@@ -30,14 +30,15 @@ from pathlib import Path
 from bench.server import ROOT, free_port, stop, streamlit_server
 
 NGINX_CONF = ROOT / "deploy" / "nginx.conf"
+NGINX_MAIN_CONF = ROOT / "deploy" / "nginx-main.conf"
 COOKIE = "adlab_replica"
 
 MAIN_CONF = """\
 {user}worker_processes 1;
-worker_rlimit_nofile 16384;
+{limits}
 pid {tmp}/nginx.pid;
 error_log {tmp}/error.log notice;
-events {{ worker_connections 8192; }}  # as deploy/nginx-main.conf: two per student
+events {{ {connections} }}
 http {{
     log_format upstream '$remote_addr [$time_local] "$request" $status $body_bytes_sent '
                         'upstream=$upstream_addr cookie=$cookie_adlab_replica rt=$request_time';
@@ -50,6 +51,15 @@ http {{
     include {tmp}/adlab.conf;
 }}
 """
+
+
+def _cohort_limits() -> dict[str, str]:
+    """The connection limits of the cohort's nginx (deploy/nginx-main.conf), as directives."""
+    text = NGINX_MAIN_CONF.read_text()
+    return {
+        "limits": re.search(r"worker_rlimit_nofile\s+\d+;", text).group(0),
+        "connections": re.search(r"worker_connections\s+\d+;", text).group(0),
+    }
 
 
 def nginx_binary() -> str | None:
@@ -96,7 +106,9 @@ def run_nginx(binary: str, upstreams: list[str], workdir: Path) -> Iterator[str]
     (workdir / "adlab.conf").write_text(balancer_config(upstreams, port))
     # As root, workers would run as 'nobody' and could not use the temp folders here.
     user = "user root;\n" if os.geteuid() == 0 else ""
-    (workdir / "nginx.conf").write_text(MAIN_CONF.format(tmp=workdir, user=user))
+    (workdir / "nginx.conf").write_text(
+        MAIN_CONF.format(tmp=workdir, user=user, **_cohort_limits())
+    )
     args = [binary, "-p", str(workdir), "-e", str(workdir / "error.log")]
     args += ["-c", str(workdir / "nginx.conf"), "-g", "daemon off;"]
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
