@@ -27,6 +27,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from core.softmax import masked_softmax  # noqa: F401  (re-exported: att.masked_softmax)
+
 Array = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
 
@@ -51,30 +53,6 @@ def _as_array(x: ArrayLike, name: str, min_ndim: int = 2) -> Array:
 
 
 # ---- scaled dot-product attention --------------------------------------------------------
-
-
-def masked_softmax(scores: Array, mask: ArrayLike | None = None) -> Array:
-    """Softmax over the last axis, only over allowed entries; fully masked rows give zeros.
-
-    Args:
-        scores: (..., L, S) real scores.
-        mask: bool, broadcastable to ``scores``; True = may attend. ``None``: all allowed.
-
-    Returns:
-        (..., L, S) weights: each row sums to 1, or is all zeros when nothing is allowed.
-    """
-    if mask is None:
-        z = scores - scores.max(axis=-1, keepdims=True)
-        e = np.exp(z)
-        return e / e.sum(axis=-1, keepdims=True)
-    allowed = np.broadcast_to(np.asarray(mask, dtype=bool), scores.shape)
-    masked = np.where(allowed, scores, -np.inf)
-    top = masked.max(axis=-1, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)  # a row with no allowed key: any finite shift
-    e = np.where(allowed, np.exp(np.where(allowed, scores - top, 0.0)), 0.0)
-    total = e.sum(axis=-1, keepdims=True)
-    # 0 / 1 = 0 for a fully masked row instead of 0 / 0 = NaN
-    return e / np.where(total > 0, total, 1.0)
 
 
 def _check_mask(mask: ArrayLike | None, shape: tuple[int, ...]) -> BoolArray | None:

@@ -182,15 +182,6 @@ def top_k_recall(scores: ArrayLike, mask: ArrayLike, k: int) -> Array:
     return np.take_along_axis(np.asarray(mask, dtype=bool), top, axis=-1).mean(axis=-1)
 
 
-def clustered_tokens(
-    n_tokens: int, dim: int, n_clusters: int, spread: float, rng: np.random.Generator
-) -> Array:
-    """(N, d) unit-norm tokens around ``n_clusters`` random directions (a toy sequence)."""
-    centres = rng.standard_normal((int(n_clusters), int(dim)))
-    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
-    x = centres[rng.integers(0, int(n_clusters), int(n_tokens))]
-    x = x + float(spread) * rng.standard_normal((int(n_tokens), int(dim))) / np.sqrt(dim)
-    return x / np.linalg.norm(x, axis=1, keepdims=True)
 
 
 def shared_qk_attention(x: ArrayLike, beta: float) -> Array:

@@ -241,27 +241,4 @@ def recall_curves(
     return out
 
 
-def mips_keys(
-    n_keys: int, n_queries: int, dim: int, n_clusters: int, rng: np.random.Generator,
-    equal_norms: bool = False,
-) -> tuple[Array, Array]:  # fmt: skip
-    """Toy keys around cluster centres with log-normal norms (or all norm 1) and queries."""
-    centres = rng.standard_normal((int(n_clusters), int(dim)))
-    keys = centres[rng.integers(0, int(n_clusters), int(n_keys))]
-    keys = keys + 0.6 * rng.standard_normal((int(n_keys), int(dim)))
-    keys /= np.linalg.norm(keys, axis=1, keepdims=True)
-    norms = rng.lognormal(0.0, 0.5, (int(n_keys), 1))  # drawn either way: same queries
-    if not equal_norms:
-        keys *= norms
-    q = centres[rng.integers(0, int(n_clusters), int(n_queries))]
-    q = q + 0.6 * rng.standard_normal((int(n_queries), int(dim)))
-    return keys, q / np.linalg.norm(q, axis=1, keepdims=True)
 
-
-def blobs(
-    n_points: int, dim: int, n_clusters: int, spread: float, rng: np.random.Generator
-) -> Array:
-    """(N, d) points around ``n_clusters`` centres in [-1, 1]^d (a toy token sequence)."""
-    centres = rng.uniform(-1.0, 1.0, (int(n_clusters), int(dim)))
-    x = centres[rng.integers(0, int(n_clusters), int(n_points))]
-    return x + float(spread) * rng.standard_normal((int(n_points), int(dim)))

@@ -63,6 +63,36 @@ def softmax(logits: ArrayLike, temperature: float = 1.0, axis: int = -1) -> Arra
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
+def masked_softmax(scores: ArrayLike, mask: ArrayLike | None = None, axis: int = -1) -> Array:
+    """Softmax along ``axis`` over the allowed entries only; a row with none gives zeros.
+
+    The one stable softmax of the attention pages (attention, SRA, LSH, routing, NT-Xent):
+    the row maximum over allowed entries is subtracted first, so exp never overflows, and a
+    query with no allowed key gets all-zero weights instead of 0/0 = NaN.
+
+    Args:
+        scores: real scores, e.g. (..., L, S).
+        mask: bool, broadcastable to ``scores``; True = may attend. ``None``: all allowed.
+        axis: the axis that sums to one.
+
+    Returns:
+        Weights of the shape of ``scores``: each row sums to 1, or is all 0 when fully masked.
+
+    >>> masked_softmax([[0.0, 0.0, 5.0]], [[True, True, False]]).tolist()
+    [[0.5, 0.5, 0.0]]
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    if mask is None:
+        e = np.exp(s - s.max(axis=axis, keepdims=True))
+        return e / e.sum(axis=axis, keepdims=True)
+    allowed = np.broadcast_to(np.asarray(mask, dtype=bool), s.shape)
+    top = np.where(allowed, s, -np.inf).max(axis=axis, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)  # a row with no allowed entry: any finite shift
+    e = np.where(allowed, np.exp(np.where(allowed, s - top, 0.0)), 0.0)
+    total = e.sum(axis=axis, keepdims=True)
+    return e / np.where(total > 0, total, 1.0)  # 0 / 1 = 0 for a fully masked row
+
+
 def entropy(p: ArrayLike, axis: int = -1) -> Array:
     """Shannon entropy H(p) = -sum_i p_i ln p_i in nats (0 ln 0 = 0).
 
@@ -281,18 +311,6 @@ def nt_xent(z: ArrayLike, tau: float) -> tuple[float, Array]:
     return loss, probs
 
 
-def positive_pairs(n_pairs: int, dim: int, spread: float, rng: np.random.Generator) -> Array:
-    """2B unit embeddings in R^d: B random items, each seen twice with noise ``spread``.
-
-    Row k and row k + B are the two augmented views of item k.
-    """
-    if n_pairs < 1 or dim < 2:
-        raise ValueError("need at least one pair and dimension >= 2")
-    if spread < 0:
-        raise ValueError("spread must be >= 0")
-    items = rng.standard_normal((int(n_pairs), int(dim)))  # (B, d)
-    views = np.concatenate([items, items]) + spread * rng.standard_normal((2 * n_pairs, dim))
-    return views / np.linalg.norm(views, axis=1, keepdims=True)
 
 
 def parse_logits(text: str, max_count: int = 12, max_abs: float = 1e4) -> Array:

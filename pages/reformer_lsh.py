@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from core import toydata
 from core import lsh
 from figures import lsh as figs
 from ui import cache, exercises, kit, state
@@ -46,7 +47,7 @@ def hash_view(d: int, seed: int) -> None:
     c = controls(("b", "n"))
     b, n = c["b"], c["n"]
     rng = np.random.default_rng(seed)
-    x = lsh.clustered_tokens(N_HASH, d, CLUSTERS, 0.5, rng) * rng.uniform(0.35, 1.0, (N_HASH, 1))
+    x = toydata.unit_clusters(N_HASH, d, CLUSTERS, 0.5, rng) * rng.uniform(0.35, 1.0, (N_HASH, 1))
     R = lsh.random_rotations(d, b, np.random.default_rng([seed, b, n]), n)
     h = lsh.lsh_buckets(x, R)  # (n, N)
     if d == 2:
@@ -96,7 +97,7 @@ def hash_formula(b, n, xr, h, neg, scaled, rounds) -> None:
 def attention_view(seed: int) -> None:
     c = controls(("b", "n", "chunk"))
     b, n, m = c["b"], c["n"], c["chunk"]
-    x = lsh.clustered_tokens(N_ATTN, 8, CLUSTERS, 0.4, np.random.default_rng(seed))
+    x = toydata.unit_clusters(N_ATTN, 8, CLUSTERS, 0.4, np.random.default_rng(seed))
     h = lsh.lsh_buckets(x, lsh.random_rotations(8, b, np.random.default_rng([seed, b]), n))
     mask = lsh.chunked_lsh_mask(h, m)
     w = lsh.shared_qk_attention(x, BETA)

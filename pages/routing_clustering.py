@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from core import toydata
 from core import routing as rt
 from figures import routing as figs
 from ui import cache, exercises, kit, state
@@ -22,7 +23,7 @@ N_TOKENS, N_KEYS, N_QUERIES, DIM, TOP_K, K1, K2 = 48, 512, 64, 16, 10, 4, 4
 def routing_view(seed: int, causal: bool) -> None:
     with st.columns(2)[0]:
         k = state.slider(t(f"{C}.k"), f"{C}_k", 1, 8, 4)
-    x = rt.blobs(N_TOKENS, 2, 5, 0.18, np.random.default_rng(seed))
+    x = toydata.blobs(N_TOKENS, 2, 5, 0.18, np.random.default_rng(seed))
     res = rt.kmeans(x, k, np.random.default_rng([seed, k]))
     order = np.lexsort((np.arange(N_TOKENS), res.labels))  # by cluster, then position
     mask = rt.routing_mask(res.labels, causal)
@@ -68,7 +69,7 @@ def mips_view(seed: int, equal: bool) -> None:
     with st.columns(2)[0]:
         L = state.slider(t(f"{C}.probe"), f"{C}_probe", 1, K1 * K2, 3)
     curves = cache.routing_recall_curves(N_KEYS, N_QUERIES, DIM, TOP_K, K1, K2, equal, seed)
-    keys, q = rt.mips_keys(N_KEYS, N_QUERIES, DIM, 12, np.random.default_rng([seed, 1]),
+    keys, q = toydata.mips_keys(N_KEYS, N_QUERIES, DIM, 12, np.random.default_rng([seed, 1]),
                            equal_norms=equal)  # fmt: skip
     left, right = st.columns([1, 1], vertical_alignment="center")
     with left:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from core import toydata
 from core import attention as att
 from core import softmax as sm
 
@@ -49,7 +50,7 @@ def contrastive_case(
 
     None of it depends on the current tau, so a tau step only reads it back.
     """
-    z = sm.positive_pairs(n_pairs, 8, spread, np.random.default_rng(seed))
+    z = toydata.positive_pairs(n_pairs, 8, spread, np.random.default_rng(seed))
     losses = np.array([sm.nt_xent(z, tau)[0] for tau in taus])
     return z, losses, sm.nt_xent(z, 1e6)[0]
 
@@ -139,7 +140,7 @@ def routing_recall_curves(
     """Recall of the true top-K against dot products, flat and hierarchical k-means."""
     from core import routing as rt
 
-    keys, q = rt.mips_keys(n_keys, n_queries, dim, 12, np.random.default_rng([seed, 1]),
+    keys, q = toydata.mips_keys(n_keys, n_queries, dim, 12, np.random.default_rng([seed, 1]),
                            equal_norms=equal_norms)  # fmt: skip
     return rt.recall_curves(q, keys, top_k, k1, k2, np.random.default_rng([seed, 2]))
 

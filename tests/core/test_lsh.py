@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from core import toydata
 from core import lsh
 
 finite = st.floats(-10, 10, allow_nan=False, allow_infinity=False)
@@ -96,7 +97,7 @@ def test_more_rounds_only_add_pairs():
 
 def test_kept_mass_and_recall_are_one_for_full_attention():
     rng = np.random.default_rng(2)
-    x = lsh.clustered_tokens(16, 4, 3, 0.3, rng)
+    x = toydata.unit_clusters(16, 4, 3, 0.3, rng)
     w = lsh.shared_qk_attention(x, 4.0)
     np.testing.assert_allclose(w.sum(axis=1), 1.0)
     full = np.ones((16, 16), bool)
@@ -107,7 +108,7 @@ def test_kept_mass_and_recall_are_one_for_full_attention():
 
 def test_mass_kept_grows_with_rounds():
     rng = np.random.default_rng(3)
-    x = lsh.clustered_tokens(32, 8, 4, 0.3, rng)
+    x = toydata.unit_clusters(32, 8, 4, 0.3, rng)
     curve = lsh.mass_kept_curve(x, [2, 8], 4, 4, 6.0, rng, repeats=4)
     assert curve.shape == (2, 4)
     assert np.all(np.diff(curve, axis=1) >= -1e-12) and np.all((curve > 0) & (curve <= 1))

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from core import toydata
 from core import routing as rt
 
 finite = st.floats(-10, 10, allow_nan=False, allow_infinity=False)
@@ -86,7 +87,7 @@ def test_top_k_inner_product_matches_a_brute_force_search(seed, K):
 @settings(max_examples=30, deadline=None)
 def test_recall_is_in_unit_interval_and_one_when_every_cluster_is_scanned(seed, L):
     rng = np.random.default_rng(seed)
-    keys, q = rt.mips_keys(120, 8, 6, 5, rng)
+    keys, q = toydata.mips_keys(120, 8, 6, 5, rng)
     truth = rt.top_k_inner_product(q, keys, 5)
     flat = rt.kmeans(keys, 16, rng)
     tree = rt.build_tree(keys, 4, 4, rng)
@@ -103,7 +104,7 @@ def test_recall_is_in_unit_interval_and_one_when_every_cluster_is_scanned(seed, 
 
 
 def test_recall_curves_rise_to_one_and_the_tree_needs_fewer_centroid_products():
-    curves = rt.recall_curves(*reversed(rt.mips_keys(400, 32, 8, 8, np.random.default_rng(1))),
+    curves = rt.recall_curves(*reversed(toydata.mips_keys(400, 32, 8, 8, np.random.default_rng(1))),
                               10, 4, 4, np.random.default_rng(2))  # fmt: skip
     assert curves["flat_recall"][-1] == 1.0 and curves["tree_recall"][-1] == 1.0
     assert np.all((curves["flat_recall"] >= 0) & (curves["flat_recall"] <= 1))
@@ -115,7 +116,7 @@ def test_recall_curves_rise_to_one_and_the_tree_needs_fewer_centroid_products():
 @settings(max_examples=30)
 def test_with_equal_norms_mips_nearest_neighbour_and_cosine_agree(seed, K):
     rng = np.random.default_rng(seed)
-    keys, q = rt.mips_keys(50, 5, 4, 3, rng, equal_norms=True)
+    keys, q = toydata.mips_keys(50, 5, 4, 3, rng, equal_norms=True)
     keys = 2.5 * keys  # any common norm
     mips = rt.top_k_inner_product(q, keys, K)
     assert np.array_equal(mips, rt.top_k_nearest(q, keys, K))

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from core import toydata
 from core import softmax as sm
 
 finite = st.floats(-50, 50, allow_nan=False, allow_infinity=False)
@@ -163,7 +164,7 @@ def test_nt_xent_matches_torch_cross_entropy(B, d, tau, seed):
 
 
 def test_nt_xent_tends_to_log_2b_minus_1_for_large_tau():
-    z = sm.positive_pairs(5, 8, 0.3, np.random.default_rng(0))
+    z = toydata.positive_pairs(5, 8, 0.3, np.random.default_rng(0))
     assert sm.nt_xent(z, 1e7)[0] == pytest.approx(math.log(9), abs=1e-5)
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from core import toydata
 from core import lsh
 from figures import lsh as figs
 from tests.figures.validation import assert_valid_plotly
 
 RNG = np.random.default_rng(0)
-X = lsh.clustered_tokens(12, 2, 3, 0.3, RNG)
+X = toydata.unit_clusters(12, 2, 3, 0.3, RNG)
 R = lsh.random_rotations(2, 6, RNG)
 H = lsh.lsh_buckets(X, R)[0]
 RING = np.linspace(-np.pi, np.pi, 37)[:-1]

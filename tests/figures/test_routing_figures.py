@@ -5,15 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from core import toydata
 from core import routing as rt
 from figures import routing as figs
 from tests.figures.validation import assert_valid_plotly
 
 RNG = np.random.default_rng(0)
-X = rt.blobs(20, 2, 3, 0.1, RNG)
+X = toydata.blobs(20, 2, 3, 0.1, RNG)
 KM = rt.kmeans(X, 3, RNG)
 MASK = rt.routing_mask(KM.labels, causal=True)
-KEYS, Q = rt.mips_keys(80, 6, 4, 4, RNG)
+KEYS, Q = toydata.mips_keys(80, 6, 4, 4, RNG)
 CURVES = rt.recall_curves(Q, KEYS, 5, 2, 2, RNG)
 
 BUILDERS = {

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from core import toydata
 from core import softmax as sm
 from figures import softmax as figs
 from tests.figures.validation import assert_valid_plotly
@@ -19,7 +20,7 @@ CURVE = sm.entropy(sm.softmax(U[None, :] / GRID[:, None]))
 RAW, SCALED = sm.sample_dot_products(8, 200, np.random.default_rng(0))
 EDGES = np.linspace(0, 1, 6)
 ACC = np.array([np.nan, 0.2, 0.5, 0.6, 0.9])
-_, NCE = sm.nt_xent(sm.positive_pairs(3, 4, 0.3, np.random.default_rng(0)), 0.5)
+_, NCE = sm.nt_xent(toydata.positive_pairs(3, 4, 0.3, np.random.default_rng(0)), 0.5)
 T3 = {"title": "t", "x_title": "x", "y_title": "y"}
 
 BUILDERS = {
