@@ -21,10 +21,7 @@ for section in SECTIONS:
             with col, st.container(border=True, height="stretch"):
                 st.markdown(f"**{t(f'{c.slug}.title')}**")
                 st.caption(t(f"{c.slug}.summary"))
-                if c.ready:
-                    st.page_link(f"pages/{c.page}", label=t("home.open"), icon=c.icon)
-                else:
-                    st.badge(t("home.coming"), icon=":material/schedule:", color="gray")
+                st.page_link(f"pages/{c.page}", label=t("home.open"), icon=c.icon)
 
 st.header(t("home.in_class"))
 st.markdown(content("home", "in_class"))

@@ -10,128 +10,93 @@ import sympy
 
 from core import wallis as w
 from figures import wallis as figs
-from ui import exercises, kit, state
-from ui.boot import require_entrypoint
-from ui.i18n import t
+from ui import exercises, kit, tex
 
-require_entrypoint()
-
-C = "wallis"
 N_VALUES = sorted({int(round(x)) for x in np.geomspace(1, 100_000, 61)} | {200, 400, 600, 800})
-EXACT_UP_TO = 12
-VIEWS = ("product", "integrals")
-X = np.linspace(0, math.pi / 2, 161)
+EXACT_UP_TO = 12  # 2·P_n as an exact fraction up to this n
+X = np.linspace(0, math.pi / 2, 161)  # the integrands' x axis
 K = np.arange(0, 43)
 W_FLOAT = w.wallis_integral_float(K)
 
-kit.intro(C)
-view = state.choice(
-    t("wallis.view"), "wallis_view", VIEWS, "product", format_func=lambda v: t(f"wallis.tab_{v}")
-)
+page = kit.Page(
+    "wallis",
+    views=("product", "integrals"),
+    exercise=exercises.wallis,
+    code=(w.wallis_partial_products, w.wallis_partial_product_exact, w.wallis_integral,
+          w.sandwich),
+)  # fmt: skip
 
 
-def sci(x: float) -> str:
-    """``7.389 \\times 10^{-2}`` for LaTeX."""
-    mantissa, exponent = f"{x:.4e}".split("e")
-    return f"{mantissa} \\times 10^{{{int(exponent)}}}"
-
-
+@page.view("product")
 @kit.fragment
-def product_view() -> None:
-    """The n slider, the two plots and the formula with today's n."""
-    n = state.select_slider(t("wallis.n"), "wallis_n", N_VALUES, 10)
+def product() -> None:
+    """The n slider: 2·P_N against N, its gap to π, and the sandwich at today's n."""
+    n = page.select_slider("n", N_VALUES, 10)
     P = w.wallis_partial_products(n)
     N = np.unique(np.geomspace(1, n, 100).round().astype(int))  # ≤ 100 samples, last = n
-    kit.chart(figs.product_figure(
-        N, 2 * P[N - 1], n, titles=(t("wallis.product_title"), t("wallis.error_title")),
-        x_title=t("wallis.N_axis"), y_titles=(t("wallis.two_P_axis"), t("wallis.error_axis")),
-        names=("2·P_N", "π − 2·P_N", t("wallis.asymptote"), t("wallis.current_n")),
-    ), key="wallis_chart")  # fmt: skip
-    Pn, gap, asym = float(P[-1]), math.pi - 2 * float(P[-1]), math.pi / (4 * n)
+    page.chart(figs.product_figure(
+        N, 2 * P[N - 1], n, titles=(page.tr("product_title"), page.tr("error_title")),
+        x_title=page.tr("N_axis"), y_titles=(page.tr("two_P_axis"), page.tr("error_axis")),
+        names=("2·P_N", "π − 2·P_N", page.tr("asymptote"), page.tr("current_n")),
+    ), "chart")  # fmt: skip
+    Pn, gap, asymptote = float(P[-1]), math.pi - 2 * float(P[-1]), math.pi / (4 * n)
     lower = math.pi / 2 * (2 * n + 1) / (2 * n + 2)
-    checks = []
+    shown = range(1, 3) if n > 3 else range(1, n + 1)  # the first factors, then "⋯ last"
+    factors = "".join(f"\\cdot\\frac{{{4 * k * k}}}{{{4 * k * k - 1}}}" for k in shown)
     if n > 3:
-        factors = "".join(f"\\cdot\\frac{{{4 * k * k}}}{{{4 * k * k - 1}}}" for k in range(1, 3))
         factors += f"\\cdots\\frac{{{4 * n * n}}}{{{4 * n * n - 1}}}"
-    else:
-        factors = "".join(
-            f"\\cdot\\frac{{{4 * k * k}}}{{{4 * k * k - 1}}}" for k in range(1, n + 1)
-        )
-    exact = ""
+    exact, checks = "", []
     if n <= EXACT_UP_TO:
         F = 2 * w.wallis_partial_product_exact(n)
         exact = f" = \\frac{{{F.numerator}}}{{{F.denominator}}}"
-        checks.append(kit.Check(t("wallis.check_exact"), abs(float(F) - 2 * Pn) < 1e-14))
-    kit.formula(
-        "\\begin{gathered}"
-        f"2P_{{{n}}} = 2\\prod_{{k=1}}^{{{n}}} \\frac{{4k^2}}{{4k^2-1}} = 2{factors}{exact}"
-        f" = {2 * Pn:.10f}\\\\[6pt]"
-        f"\\pi - 2P_{{{n}}} = {sci(gap)} \\;\\approx\\; \\frac{{\\pi}}{{4\\cdot {n}}} = {sci(asym)}"
-        "\\\\[6pt]"
-        f"\\frac{{\\pi}}{{2}}\\cdot\\frac{{{2 * n + 1}}}{{{2 * n + 2}}} = {lower:.8f}"
-        f" \\le P_{{{n}}} = {Pn:.8f} \\le \\frac{{\\pi}}{{2}} = {math.pi / 2:.8f}"
-        "\\end{gathered}",
+        checks.append(kit.Check(page.tr("check_exact"), abs(float(F) - 2 * Pn) < 1e-14))
+    page.formula(
+        "product", n=n, factors=factors, exact=exact, two_P=f"{2 * Pn:.10f}",
+        gap=tex.sci(gap, 5, moderate=None), asymptote=tex.sci(asymptote, 5, moderate=None),
+        odd=2 * n + 1, even=2 * n + 2, lower=f"{lower:.8f}", P=f"{Pn:.8f}",
+        half_pi=f"{math.pi / 2:.8f}",
         checks=[
-            kit.Check(t("wallis.check_below_pi"), 2 * Pn < math.pi, f"{2 * Pn:.10f}"),
-            kit.Check(t("wallis.check_increasing"), bool(np.all(np.diff(P) > 0))),
-            kit.Check(t("wallis.check_sandwich"), lower <= Pn <= math.pi / 2),
-            kit.Check(t("wallis.check_asymptote"), 0.6 <= gap / asym <= 1.0,
-                      t("wallis.ratio", r=f"{gap / asym:.5f}")),
+            kit.Check(page.tr("check_below_pi"), 2 * Pn < math.pi, f"{2 * Pn:.10f}"),
+            kit.Check(page.tr("check_increasing"), bool(np.all(np.diff(P) > 0))),
+            kit.Check(page.tr("check_sandwich"), lower <= Pn <= math.pi / 2),
+            kit.Check(page.tr("check_asymptote"), 0.6 <= gap / asymptote <= 1.0,
+                      page.tr("ratio", r=f"{gap / asymptote:.5f}")),
             *checks,
         ],
     )  # fmt: skip
 
 
+@page.view("integrals")
 @kit.fragment
-def integrals_view() -> None:
+def integrals() -> None:
     """The N slider: the nested integrands, the W_k and the exact sandwich."""
-    N = state.slider(t("wallis.N"), "wallis_N", 0, 20, 2)
-    s = np.sin(X)
-    curves = np.stack([s ** (2 * N), s ** (2 * N + 1), s ** (2 * N + 2)])
-    kit.chart(figs.integrals_figure(
-        X, curves, K, W_FLOAT, N, titles=(t("wallis.integrands_title"), t("wallis.W_title")),
-        x_titles=(t("wallis.x_axis"), t("wallis.k_axis")), y_titles=("sinᵐx", t("wallis.W_axis")),
-    ), key="wallis_integrals_chart")  # fmt: skip
+    N = page.slider("N", 0, 20, 2)
+    curves = np.stack([np.sin(X) ** (2 * N + j) for j in range(3)])  # sin^{2N}, ^{2N+1}, ^{2N+2}
+    page.chart(figs.integrals_figure(
+        X, curves, K, W_FLOAT, N, titles=(page.tr("integrands_title"), page.tr("W_title")),
+        x_titles=(page.tr("x_axis"), page.tr("k_axis")), y_titles=("sinᵐx", page.tr("W_axis")),
+    ), "integrals_chart")  # fmt: skip
     W2, W1, W0 = w.sandwich(N)  # W_{2N+2}, W_{2N+1}, W_{2N}
     P_N = w.wallis_partial_product_exact(N) if N else Fraction(1)
     ratio = sympy.Rational(2 * N + 1, 2 * N + 2)
     quad = [float(np.sum((row[1:] + row[:-1]) / 2) * (X[1] - X[0])) for row in curves]
     exact = [float(W0), float(W1), float(W2)]
-
-    def tex(e: sympy.Expr) -> str:
-        return sympy.latex(e)
-
-    kit.formula(
-        "\\begin{gathered}"
-        "W_m = \\tfrac{m-1}{m}\\,W_{m-2},\\quad W_0 = \\tfrac{\\pi}{2},\\ W_1 = 1\\\\[6pt]"
-        f"W_{{{2 * N + 2}}} = {tex(W2)} \\approx {float(W2):.6f} \\;\\le\\; "
-        f"W_{{{2 * N + 1}}} = {tex(W1)} \\approx {float(W1):.6f} \\;\\le\\; "
-        f"W_{{{2 * N}}} = {tex(W0)} \\approx {float(W0):.6f}\\\\[6pt]"
-        f"\\frac{{{2 * N + 1}}}{{{2 * N + 2}}} = {float(ratio):.6f} \\;\\le\\; "
-        f"\\frac{{W_{{{2 * N + 1}}}}}{{W_{{{2 * N}}}}} = \\frac{{2}}{{\\pi}}P_{{{N}}}"
-        f" = {float(W1 / W0):.6f} \\;\\le\\; 1"
-        "\\end{gathered}",
+    gap = max(abs(a - b) for a, b in zip(quad, exact, strict=True))
+    page.formula(
+        "integrals", m2=2 * N + 2, m1=2 * N + 1, m0=2 * N, N=N,
+        W2=sympy.latex(W2), W1=sympy.latex(W1), W0=sympy.latex(W0),
+        W2_float=f"{float(W2):.6f}", W1_float=f"{float(W1):.6f}", W0_float=f"{float(W0):.6f}",
+        ratio=f"{float(ratio):.6f}", W_ratio=f"{float(W1 / W0):.6f}",
         checks=[
-            kit.Check(t("wallis.check_recurrence"), sympy.simplify(W2 - ratio * W0) == 0),
-            kit.Check(t("wallis.check_order"), bool(W2 <= W1 <= W0)),
-            kit.Check(t("wallis.check_ratio"),
+            kit.Check(page.tr("check_recurrence"), sympy.simplify(W2 - ratio * W0) == 0),
+            kit.Check(page.tr("check_order"), bool(W2 <= W1 <= W0)),
+            kit.Check(page.tr("check_ratio"),
                       sympy.simplify(W1 / W0 - 2 * sympy.Rational(P_N) / sympy.pi) == 0),
-            kit.Check(t("wallis.check_quadrature"),
+            kit.Check(page.tr("check_quadrature"),
                       bool(np.allclose(quad, exact, rtol=1e-4, atol=1e-6)),
-                      f"max |Δ| = {max(abs(a - b) for a, b in zip(quad, exact, strict=True)):.1e}"),
+                      f"max |Δ| = {gap:.1e}"),
         ],
     )  # fmt: skip
 
 
-if view == "product":
-    kit.explain(C, "product")
-    product_view()
-else:
-    kit.explain(C, "integrals")
-    integrals_view()
-state.show_notices()
-kit.try_this(C)
-kit.exercise(C, exercises.wallis)
-kit.show_code(
-    C, w.wallis_partial_products, w.wallis_partial_product_exact, w.wallis_integral, w.sandwich
-)
+page.run()

@@ -42,8 +42,11 @@ def strings(lang: str) -> MappingProxyType[str, str]:
     return MappingProxyType(table)
 
 
-def t(key: str, **values: Any) -> str:
-    """The string ``key`` in the session's language, formatted with ``values``."""
+def tr(key: str, **values: Any) -> str:
+    """The string ``key`` in the session's language, formatted with ``values``.
+
+    Named ``tr`` (translate) so that pages keep ``t`` for the paper's symbols (a timestep).
+    """
     table = strings(current_lang())
     text = table.get(key) or strings(DEFAULT_LANG).get(key)
     if text is None:  # tests/app/test_i18n.py lists keys the code uses but en.json lacks
@@ -51,12 +54,15 @@ def t(key: str, **values: Any) -> str:
     return text.format(**values) if values else text
 
 
+t = tr  # the older name, still used by pages that have not moved to ``kit.Page``
+
+
 def t_tex(key: str, **math: str) -> str:
     """``t(key)`` inside a KaTeX formula: its words in ``\\text{}``, its {placeholders} ``math``.
 
     The translation decides the word order, so numbers and symbols stay outside ``\\text``.
     """
-    parts = t(key, **{name: f"\0{name}\0" for name in math}).split("\0")
+    parts = tr(key, **{name: f"\0{name}\0" for name in math}).split("\0")
     return " ".join(math[p] if i % 2 else f"\\text{{{p}}}" for i, p in enumerate(parts) if p)
 
 
@@ -78,3 +84,8 @@ def content(concept: str, section: str) -> str:
     if text is None:
         raise KeyError(f"no section '{section}' in assets/content/{DEFAULT_LANG}/{concept}.md")
     return text
+
+
+def has_section(concept: str, section: str) -> bool:
+    """Whether the concept's explanation has a section ``section`` (in English at least)."""
+    return section in _sections(DEFAULT_LANG, concept)

@@ -1,9 +1,11 @@
 """The page kit: the parts of DESIGN.md's page contract, in the order a page uses them.
 
-    intro -> controls -> figures -> formula -> badges -> try this -> show the code
+    intro -> view picker -> controls -> figures -> formula + badges -> try this
+          -> exercise -> show the code / data and export
 
-Pages call these instead of arranging Streamlit elements themselves, so every page looks
-and behaves the same (and later features such as presenter mode land here once).
+A page declares itself with :class:`Page` (its concept, views, exercise and code) and its
+live parts; :meth:`Page.run` draws the skeleton every page shares. The functions below are
+the parts the skeleton and the live parts use, so every page looks and behaves the same.
 """
 
 from __future__ import annotations
@@ -24,11 +26,15 @@ from urllib.parse import urlencode, urlsplit
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
-from streamlit.runtime.runtime_util import MESSAGE_FLUSH_INTERVAL_SECS
 
+from core.errors import CoreError
 from figures.export import figure_csv, heatmap_tables
-from ui import state
-from ui.i18n import content, current_lang, t
+from ui import formulas, state
+from ui.boot import require_entrypoint
+from ui.i18n import content, current_lang, has_section, strings, tr
+from ui.streamlit_internals import MESSAGE_FLUSH_INTERVAL_SECS
+
+t = tr  # short alias inside the kit only
 
 PLOTLY_CONFIG: dict[str, Any] = {
     "displaylogo": False,
@@ -76,7 +82,8 @@ def fragment(fn: Callable[..., None]) -> Callable[..., None]:
 
     @functools.wraps(fn)
     def live_part(*args: Any, **kwargs: Any) -> None:
-        fn(*args, **kwargs)
+        with guard():  # a fragment rerun is a run of its own: it needs its own guard
+            fn(*args, **kwargs)
         state.flush()
 
     return st.fragment(live_part)
@@ -366,4 +373,156 @@ def guard() -> Iterator[None]:
     try:
         yield
     except ValueError as err:
-        st.error(t("kit.error", message=str(err)), icon=":material/error:")
+        st.error(t("kit.error", message=error_message(err)), icon=":material/error:")
+
+
+def error_message(err: ValueError) -> str:
+    """``err`` in the page's language: ``errors.<code>`` for a :class:`CoreError`, else its text."""
+    if isinstance(err, CoreError) and f"errors.{err.code}" in strings("en"):
+        try:
+            return t(f"errors.{err.code}", **err.params)
+        except (KeyError, IndexError, ValueError):  # a translation with a wrong placeholder
+            return str(err)
+    return str(err)
+
+
+# ---- the declarative page ----------------------------------------------------------------
+
+Part = Callable[[], None]
+
+
+class Page:
+    """One concept's page: what it shows, declared once; :meth:`run` draws the skeleton.
+
+    The concept id names everything else: the strings ``<concept>.<name>`` (title, view
+    names ``tab_<view>``, control labels), the explanation ``assets/content/<lang>/
+    <concept>.md`` (section ``intro``, one section per view if it has one, ``try``), the
+    formula templates ``assets/formulas/<concept>.tex`` and the widget keys
+    ``<concept>_<name>`` that the URL carries.
+
+    >>> page = Page("wallis", views=("product", "integrals"), exercise=make_question,
+    ...             code=(w.wallis_partial_products,))        # doctest: +SKIP
+    >>> @page.view("product")                                 # doctest: +SKIP
+    ... @fragment
+    ... def product() -> None:
+    ...     n = page.select_slider("n", N_VALUES, 10)
+    ...     page.chart(figs.product_figure(...), "chart")
+    ...     page.formula("product", checks=[...], n=n, ...)
+    >>> page.run()                                            # doctest: +SKIP
+
+    Attributes:
+        concept: the page's id (a registered ``ui.registry`` slug).
+        views: the parts a student picks between (empty: one part, no picker).
+        current_view: the view being drawn (set by :meth:`run`).
+    """
+
+    def __init__(
+        self,
+        concept: str,
+        *,
+        views: Sequence[str] = (),
+        default_view: str | None = None,
+        exercise: Callable[[np.random.Generator], Exercise] | None = None,
+        code: Sequence[Callable[..., Any]] = (),
+    ) -> None:
+        self.concept = concept
+        self.views = tuple(views)
+        self.default_view = default_view or (self.views[0] if self.views else "")
+        self.exercise = exercise
+        self.code = tuple(code)
+        self.current_view = self.default_view
+        self._parts: dict[str, Part] = {}
+
+    # -- names ---------------------------------------------------------------------------
+
+    def tr(self, name: str, **values: Any) -> str:
+        """The page's string ``<concept>.<name>`` in the session's language."""
+        return tr(f"{self.concept}.{name}", **values)
+
+    def key(self, name: str) -> str:
+        """The widget or chart key ``<concept>_<name>`` (also the URL parameter)."""
+        return f"{self.concept}_{name}"
+
+    # -- declaring the parts -------------------------------------------------------------
+
+    def view(self, *names: str) -> Callable[[Part], Part]:
+        """Register a function that draws the named views (none named: the only part)."""
+
+        def register(part: Part) -> Part:
+            for name in names or ("",):
+                self._parts[name] = part
+            return part
+
+        return register
+
+    # -- controls whose value lives in the URL (label <concept>.<name>, key <concept>_<name>)
+
+    def slider(self, name: str, lo: float, hi: float, default: float, **kw: Any) -> Any:
+        return state.slider(self.tr(name), self.key(name), lo, hi, default, **kw)
+
+    def select_slider(self, name: str, options: Sequence[float], default: float, **kw: Any) -> Any:
+        return state.select_slider(self.tr(name), self.key(name), options, default, **kw)
+
+    def number(self, name: str, lo: int, hi: int, default: int, **kw: Any) -> int:
+        return state.number(self.tr(name), self.key(name), lo, hi, default, **kw)
+
+    def seed(self, default: int = 0, hi: int = 10_000) -> int:
+        """The page's seed (``<concept>_seed``): the same seed draws the same example."""
+        return state.number(t("kit.seed"), self.key("seed"), 0, hi, default,
+                            help=t("kit.seed_help"))  # fmt: skip
+
+    def choice(self, name: str, options: Sequence[str], default: str, **kw: Any) -> str:
+        """A radio over ``options``, each shown as the string ``<concept>.<name>_<option>``."""
+        kw.setdefault("format_func", lambda o: self.tr(f"{name}_{o}"))
+        return state.choice(self.tr(name), self.key(name), options, default, **kw)
+
+    def selectbox(self, name: str, options: Sequence[str], default: str, **kw: Any) -> str:
+        kw.setdefault("format_func", lambda o: self.tr(f"{name}_{o}"))
+        return state.selectbox(self.tr(name), self.key(name), options, default, **kw)
+
+    def toggle(self, name: str, default: bool, **kw: Any) -> bool:
+        return state.toggle(self.tr(name), self.key(name), default, **kw)
+
+    def text(self, name: str, default: str, **kw: Any) -> str:
+        return state.text(self.tr(name), self.key(name), default, **kw)
+
+    # -- output ----------------------------------------------------------------------------
+
+    def chart(self, fig: go.Figure, name: str) -> None:
+        """:func:`chart` with the key ``<concept>_<name>``."""
+        chart(fig, self.key(name))
+
+    def formula(
+        self, name: str, checks: Sequence[Check] = (), caption: str | None = None, **values: Any
+    ) -> None:
+        """Template ``name`` of ``assets/formulas/<concept>.tex`` with ``values``, and badges."""
+        formula(formulas.render(self.concept, name, **values), checks, caption)
+
+    def explain(self, section: str) -> None:
+        """A section of the concept's explanation (e.g. a derivation in an expander)."""
+        explain(self.concept, section)
+
+    # -- the skeleton ----------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Draw the page: intro, view picker, the view's explanation and part, try this,
+        exercise, show the code. A ``ValueError`` from ``core`` becomes ``st.error``."""
+        require_entrypoint()
+        intro(self.concept)
+        if self.views:
+            self.current_view = state.choice(
+                self.tr("view"), self.key("view"), self.views, self.default_view,
+                format_func=lambda v: self.tr(f"tab_{v}"),
+            )  # fmt: skip
+            if has_section(self.concept, self.current_view):
+                explain(self.concept, self.current_view)
+        part = self._parts.get(self.current_view) or self._parts.get("")
+        if part is None:
+            raise KeyError(f"{self.concept}: no part registered for view '{self.current_view}'")
+        with guard():
+            part()
+        state.show_notices()
+        try_this(self.concept)
+        if self.exercise is not None:
+            exercise(self.concept, self.exercise)
+        show_code(self.concept, *self.code)

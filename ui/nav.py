@@ -18,10 +18,10 @@ def concept_page(slug: str) -> st.Page:
 
 
 def pages() -> dict[str, list[st.Page]]:
-    """``{section heading: [pages]}``, home first; sections without ready pages are left out."""
+    """``{section heading: [pages]}``, home first, then each section's concepts in order."""
     groups: dict[str, list[st.Page]] = {"": [home_page()]}
     for section in SECTIONS:
-        ready = [concept_page(c.slug) for c in CONCEPTS if c.section == section and c.ready]
-        if ready:
-            groups[t(f"section.{section}")] = ready
+        members = [concept_page(c.slug) for c in CONCEPTS if c.section == section]
+        if members:
+            groups[t(f"section.{section}")] = members
     return groups

@@ -30,19 +30,15 @@ class Concept:
             ``assets/content/<lang>/<slug>.md``.
         section: one of ``SECTIONS``.
         icon: a Material icon name shown in the navigation and on the home cards.
-        page: file under ``pages/`` once the page exists, ``None`` while it is "coming".
+        page: the file under ``pages/``.
         probe: ``(slider_key, chart_key)`` that ``bench/latency`` presses and watches.
     """
 
     slug: str
     section: str
     icon: str
-    page: str | None = None
-    probe: tuple[str, str] | None = None
-
-    @property
-    def ready(self) -> bool:
-        return self.page is not None and (ROOT / "pages" / self.page).is_file()
+    page: str
+    probe: tuple[str, str]
 
 
 CONCEPTS: tuple[Concept, ...] = (

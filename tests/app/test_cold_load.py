@@ -28,7 +28,7 @@ print(json.dumps(report))
 
 
 def test_pages_without_a_torch_layer_never_import_torch():
-    pages = [c.page for c in CONCEPTS if c.ready and c.slug not in TORCH_PAGES]
+    pages = [c.page for c in CONCEPTS if c.slug not in TORCH_PAGES]
     out = subprocess.run(
         [sys.executable, "-c", PROBE, *pages], cwd=ROOT, capture_output=True, text=True,
         timeout=600, check=True,

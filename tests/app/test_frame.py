@@ -10,21 +10,22 @@ from tests.app.conftest import ROOT, open_page
 from ui.i18n import strings
 from ui.registry import CONCEPTS, SECTIONS
 
-READY = [c for c in CONCEPTS if c.ready]
+READY = list(CONCEPTS)
 
 
-def test_every_file_in_pages_is_registered_in_the_navigation():
-    registered = {"home.py"} | {c.page for c in CONCEPTS if c.page}
+def test_the_navigation_lists_exactly_the_files_in_pages():
+    registered = ["home.py"] + [c.page for c in CONCEPTS]
     on_disk = {p.name for p in (ROOT / "pages").glob("*.py") if not p.name.startswith("_")}
-    assert on_disk - registered == set(), "add these pages to ui/registry.py"
-    assert registered - on_disk == set() or all(
-        not c.ready for c in CONCEPTS if c.page not in on_disk
-    )
+    assert len(registered) == len(set(registered)), "a page registered twice"
+    assert on_disk - set(registered) == set(), "add these pages to ui/registry.py"
+    assert set(registered) - on_disk == set(), "registered pages whose file is missing"
 
 
-def test_every_page_calls_the_entrypoint_guard():
+def test_every_page_goes_through_the_entrypoint_guard():
+    """``kit.Page.run`` (or the home page itself) calls ``require_entrypoint`` first."""
     for path in (ROOT / "pages").glob("*.py"):
-        assert "require_entrypoint()" in path.read_text(), path.name
+        text = path.read_text()
+        assert "require_entrypoint()" in text or "\npage.run()" in text, path.name
 
 
 def test_live_parts_use_the_kit_fragment():
@@ -66,12 +67,28 @@ def test_every_registered_page_runs_without_exception(concept):
     assert any(e.label.startswith("Show the tested code") for e in at.expander)
 
 
+def string_keys_used(text: str) -> set[str]:
+    """The literal string keys a module asks for: ``t("a.b")``, ``tr("a.b")`` and, on a
+    ``kit.Page("concept", ...)`` page, ``page.tr("name")`` (= ``concept.name``)."""
+    used = set(re.findall(r"""(?<![.\w])(?:t|tr|t_tex)\(\s*f?["']([\w.]+)["']""", text))
+    concept = re.search(r"""kit\.Page\(\s*["'](\w+)["']""", text)
+    if concept:
+        names = re.findall(r"""\bpage\.tr\(\s*["'](\w+)["']""", text)
+        used |= {f"{concept.group(1)}.{name}" for name in names}
+    return used
+
+
+def test_the_key_finder_sees_page_strings():
+    text = 'page = kit.Page("wallis")\npage.tr("n_axis")\ntr("kit.seed")'
+    assert string_keys_used(text) == {"wallis.n_axis", "kit.seed"}
+
+
 def test_every_string_key_used_in_the_code_exists_in_english():
     en = dict(strings("en"))
     used = set()
     for folder in ("app.py", "pages", "ui", "figures"):
         for path in [ROOT / folder] if folder.endswith(".py") else (ROOT / folder).rglob("*.py"):
-            used |= set(re.findall(r"""\bt(?:_tex)?\(\s*f?["']([\w.]+)["']""", path.read_text()))
+            used |= string_keys_used(path.read_text())
     missing = sorted(k for k in used if "{" not in k and k not in en)
     assert missing == []
 

@@ -73,7 +73,7 @@ def test_a_missing_translation_falls_back_to_english(tmp_path, monkeypatch):
         i18n._sections.cache_clear()
 
 
-@pytest.mark.parametrize("concept", [c for c in CONCEPTS if c.ready], ids=lambda c: c.slug)
+@pytest.mark.parametrize("concept", list(CONCEPTS), ids=lambda c: c.slug)
 def test_every_page_runs_in_japanese(concept):
     at = open_page(concept.page, {"lang": "ja"})
     assert not at.exception

@@ -16,8 +16,8 @@ from tests.browser.conftest import TIMEOUT_MS, VIEWPORT, screenshot, wait_for_ap
 from ui.i18n import strings
 from ui.registry import CONCEPTS
 
-PROBED = [c for c in CONCEPTS if c.ready and c.probe]
-READY = [c for c in CONCEPTS if c.ready]
+PROBED = list(CONCEPTS)
+READY = list(CONCEPTS)
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 
 

@@ -12,7 +12,7 @@ from bench.server import CHART_REDRAWN_JS, ROOT, streamlit_server
 from tests.browser.conftest import screenshot, wait_for_app
 from ui.registry import CONCEPTS
 
-PROBED = [c for c in CONCEPTS if c.ready and c.probe]
+PROBED = list(CONCEPTS)
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 
 
