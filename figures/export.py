@@ -93,6 +93,11 @@ def _rows(fig: go.Figure) -> Iterator[Sequence[Any]]:
             yield (name, xv, yv, "")
 
 
+def has_data(fig: go.Figure) -> bool:
+    """Whether ``fig`` has a trace with numbers to export (a picture alone has none)."""
+    return any(_numeric(trace) for trace in fig.data)
+
+
 def figure_csv(fig: go.Figure) -> str:
     """The data of every trace of ``fig`` in long form: ``trace, x, y, z`` (one row a point)."""
     out = io.StringIO()

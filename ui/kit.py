@@ -28,7 +28,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.errors import CoreError
-from figures.export import figure_csv, heatmap_tables
+from figures.export import figure_csv, has_data, heatmap_tables
 from ui import formulas, state
 from ui.boot import require_entrypoint
 from ui.i18n import content, current_lang, has_section, strings, tr
@@ -340,7 +340,7 @@ def data_and_export(concept: str) -> None:
                            data=view_state(concept),
                            mime="application/json", icon=":material/data_object:",
                            on_click="ignore", key=f"{concept}_json")  # fmt: skip
-        for key in list(figures):
+        for key in [k for k in list(figures) if has_data(figures[k])]:  # pictures: no CSV
             st.markdown(f"**{_figure_title(figures[key], key)}**")
             st.download_button(t("kit.figure_csv"), file_name=f"{key}.csv", mime="text/csv",
                                data=lambda k=key: figure_csv(figures[k]), on_click="ignore",

@@ -1,4 +1,4 @@
-"""The exercises (issue 9): every maker, many seeds, checked against independent answers.
+"""The exercises: every maker, many seeds, checked against independent answers.
 
 The oracles read the numbers from the question text a student sees and recompute the
 answer without the project's code: torch for softmax and attention, sympy.combinatorics
