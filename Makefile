@@ -11,11 +11,30 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test lint pytest chromium bench-latency bench-load bench-soak clean
 
+# torch is the CPU build. PyPI's Linux torch is the CUDA build (several GB of NVIDIA
+# libraries), so torch is installed first, alone: from a CPU wheel pip already has on disk
+# (its find-links), else from TORCH_INDEX_URL — PyTorch's CPU index, a mirror's PEP 503
+# index, or a local folder of wheels. Then requirements.txt finds torch satisfied.
+TORCH_INDEX_URL ?= https://download.pytorch.org/whl/cpu
+
 $(VENV)/.runtime: requirements.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required"'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade --quiet pip
+	@torch="$$(grep '^torch==' requirements.txt)"; probe="$(VENV)/.torch-probe"; \
+	if $(PY) -m pip download --quiet --no-deps --no-index -d "$$probe" "$$torch" 2>/dev/null \
+	   && ls "$$probe" | grep -q '+cpu'; then \
+	  echo "torch: the CPU wheel already on this machine"; \
+	  $(PY) -m pip install --quiet --no-deps --no-index "$$probe"/torch-*.whl; \
+	elif [ -d "$(TORCH_INDEX_URL)" ]; then \
+	  echo "torch: CPU wheel from the folder $(TORCH_INDEX_URL)"; \
+	  $(PY) -m pip install --quiet --no-deps --no-index --find-links "$(TORCH_INDEX_URL)" "$$torch"; \
+	else \
+	  echo "torch: CPU build from $(TORCH_INDEX_URL) (about 190 MB)"; \
+	  $(PY) -m pip install --quiet --no-deps --index-url "$(TORCH_INDEX_URL)" "$$torch"; \
+	fi; rm -rf "$$probe"
 	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -c 'import torch; assert torch.version.cuda is None, "torch is a CUDA build: " + torch.__version__'
 	touch $@
 
 $(VENV)/.dev: requirements-dev.txt $(VENV)/.runtime
