@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 PORT   ?= 8501
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test lint pytest chromium bench-latency bench-load bench-soak clean
+.PHONY: run test lint pytest chromium axe bench-latency bench-load bench-soak clean
 
 # torch is the CPU build. PyPI's Linux torch is the CUDA build (several GB of NVIDIA
 # libraries), so torch is installed first, alone: from a CPU wheel pip already has on disk
@@ -57,11 +57,22 @@ chromium:
 	  echo "Installing Debian's nginx for the replica tests"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq nginx >/dev/null; }
 
+# axe-core (the accessibility engine of browsers' audits), injected by the browser tests.
+AXE_VERSION := 4.14.1
+AXE_DIR := $(VENV)/axe
+axe: $(AXE_DIR)/node_modules/axe-core/axe.min.js
+$(AXE_DIR)/node_modules/axe-core/axe.min.js:
+	@command -v npm >/dev/null 2>&1 || { \
+	  echo "Installing Debian's npm for axe-core"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq npm >/dev/null; }
+	mkdir -p $(AXE_DIR)
+	npm install --silent --no-audit --no-fund --prefix $(AXE_DIR) axe-core@$(AXE_VERSION)
+
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-pytest: $(VENV)/.dev chromium
+pytest: $(VENV)/.dev chromium axe
 	$(PY) -m pytest -n 2
 
 test: lint pytest

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import kit, nav, perf, presenter, state
+from ui import a11y, kit, nav, perf, presenter, state
 from ui.i18n import DEFAULT_LANG, LANGUAGES, current_lang, t
 
 st.set_page_config(
@@ -13,12 +13,15 @@ st.set_page_config(
 )
 perf.freeze_import_heap()
 
-page = st.navigation(nav.pages())
+pages = nav.pages()
+page = st.navigation(pages, position="hidden")  # drawn by nav.sidebar_links (accessible markup)
 with st.sidebar:
+    nav.sidebar_links(pages)
     state.selectbox(t("app.language"), "lang", list(LANGUAGES), current_lang() or DEFAULT_LANG,
                     format_func=LANGUAGES.get)  # fmt: skip
     state.toggle(t("app.present"), "present", False, help=t("app.present_help"))
     st.caption(t("app.sidebar_about"))
+a11y.page_basics(current_lang())
 if kit.presenting():
     presenter.style()
 page.run()

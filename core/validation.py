@@ -25,10 +25,8 @@ from core.errors import CoreError
 S = TypeVar("S", bound=str)
 
 
-def finite_array(
-    x: ArrayLike, name: str, *, ndim: int | None = None, min_ndim: int = 0
-) -> Array:
-    """``x`` as a float64 array: non-empty, finite, with ``ndim`` (or at least ``min_ndim``) axes."""
+def finite_array(x: ArrayLike, name: str, *, ndim: int | None = None, min_ndim: int = 0) -> Array:
+    """``x`` as float64: non-empty, finite, with ``ndim`` (or at least ``min_ndim``) axes."""
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError):

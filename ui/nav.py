@@ -1,4 +1,10 @@
-"""Navigation: the ``st.Page`` objects for ``st.navigation``, grouped by section."""
+"""Navigation: the ``st.Page`` objects for ``st.navigation``, and the sidebar's links.
+
+``app.py`` hides Streamlit's own navigation menu and draws :func:`sidebar_links` instead: the
+built-in menu puts section headings (``div``) inside its ``ul`` and list items outside any
+list, which screen readers announce wrongly (axe-core: ``list``, ``listitem``, serious). Our
+links are headings and plain links, in the same order, and every page is always shown.
+"""
 
 from __future__ import annotations
 
@@ -25,3 +31,13 @@ def pages() -> dict[str, list[st.Page]]:
         if members:
             groups[t(f"section.{section}")] = members
     return groups
+
+
+def sidebar_links(pages: dict[str, list[st.Page]]) -> None:
+    """Every page as a link, under its section's heading (call inside ``st.sidebar``)."""
+    with st.container(key="nav"):
+        for heading, members in pages.items():
+            if heading:
+                st.markdown(f"**{heading}**")
+            for page in members:
+                st.page_link(page, label=page.title, icon=page.icon)

@@ -1,4 +1,4 @@
-"""""Data tables & export" on every page: the page state as JSON and one CSV per chart
+""" ""Data tables & export" on every page: the page state as JSON and one CSV per chart
 drawn, each with a header and rows of numbers."""
 
 from __future__ import annotations
