@@ -28,6 +28,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.errors import CoreError
+from figures import handout
 from figures.export import figure_csv, has_data, heatmap_tables
 from ui import formulas, state
 from ui.boot import require_entrypoint
@@ -38,12 +39,14 @@ t = tr  # short alias inside the kit only
 
 PLOTLY_CONFIG: dict[str, Any] = {
     "displaylogo": False,
-    "toImageButtonOptions": {"format": "png", "scale": 2},
+    # the camera button saves PNG at three times the chart's size: sharp on a projector
+    "toImageButtonOptions": {"format": "png", "scale": 3},
     "modeBarButtonsToRemove": ["lasso2d", "select2d"],
 }
 
 
 _FIGURES = "_kit_figures"
+_FORMULAS = "_kit_formulas"
 _LAST_CHART = "_kit_last_chart"
 # How long a formula or a second chart follows a chart: 6 of the server's 5 ms flush cycles.
 CHART_HEAD_START_SECS = 6 * MESSAGE_FLUSH_INTERVAL_SECS
@@ -60,9 +63,15 @@ def _figures() -> dict[str, go.Figure]:
     return st.session_state.setdefault(_FIGURES, {})
 
 
+def _formulas() -> dict[str, handout.Formula]:
+    """This session's formulas of the current page (for the handout), by their shape."""
+    return st.session_state.setdefault(_FORMULAS, {})
+
+
 def intro(concept: str) -> None:
     """The page title and its one-paragraph "what you are looking at"."""
     _figures().clear()  # a full run of a page: forget the charts of the previous page/part
+    _formulas().clear()
     st.title(t(f"{concept}.title"))
     st.markdown(content(concept, "intro"))
 
@@ -147,6 +156,10 @@ def formula(latex: str, checks: Sequence[Check] = (), caption: str | None = None
     if checks:
         body += "\n\n" + _badge_line(checks)
     st.markdown(body)
+    # kept for the handout under a name that a slider step does not change (digits dropped)
+    shape = re.sub(r"[-+\d.,]+", "", latex)[:160]
+    badges = tuple(handout.Badge(c.label, c.ok, c.detail) for c in checks)
+    _formulas()[shape] = handout.Formula(latex, badges, caption or "")
 
 
 def badges(checks: Sequence[Check]) -> None:
@@ -323,6 +336,20 @@ def view_state(concept: str | None) -> Callable[[], str]:
     return dump
 
 
+def view_handout(concept: str) -> Callable[[], str]:
+    """This view as one offline HTML file, made when called (see :func:`view_state`)."""
+    title, intro_text = t(f"{concept}.title"), content(concept, "intro")
+    link, lang = view_link(concept), current_lang()
+    figures, formulas = _figures(), _formulas()
+
+    def make() -> str:
+        charts = [(_figure_title(fig, key), fig) for key, fig in list(figures.items())]
+        return handout.handout(title, intro_text, link, charts, list(formulas.values()),
+                               lang=lang)  # fmt: skip
+
+    return make
+
+
 def data_and_export(concept: str) -> None:
     """A lazy expander: every chart's data as CSV, a table for every heatmap, the state as JSON.
 
@@ -336,15 +363,32 @@ def data_and_export(concept: str) -> None:
     figures = _figures()
     with box:
         st.caption(t("kit.data_how"))
-        st.download_button(t("kit.state_json"), file_name=f"{concept}-view.json",
-                           data=view_state(concept),
-                           mime="application/json", icon=":material/data_object:",
-                           on_click="ignore", key=f"{concept}_json")  # fmt: skip
-        for key in [k for k in list(figures) if has_data(figures[k])]:  # pictures: no CSV
-            st.markdown(f"**{_figure_title(figures[key], key)}**")
-            st.download_button(t("kit.figure_csv"), file_name=f"{key}.csv", mime="text/csv",
-                               data=lambda k=key: figure_csv(figures[k]), on_click="ignore",
-                               icon=":material/download:", key=f"{key}_csv")  # fmt: skip
+        json_col, handout_col = st.columns(2)
+        json_col.download_button(t("kit.state_json"), file_name=f"{concept}-view.json",
+                                 data=view_state(concept),
+                                 mime="application/json", icon=":material/data_object:",
+                                 on_click="ignore", key=f"{concept}_json")  # fmt: skip
+        handout_col.download_button(t("kit.handout"), file_name=f"{concept}-handout.html",
+                                    data=view_handout(concept), mime="text/html",
+                                    icon=":material/print:", on_click="ignore",
+                                    help=t("kit.handout_help"),
+                                    key=f"{concept}_handout")  # fmt: skip
+        for key in list(figures):
+            title = _figure_title(figures[key], key)
+            st.markdown(f"**{title}**")
+            csv_col, html_col = st.columns(2)
+            html_col.download_button(t("kit.figure_html"), file_name=f"{key}.html",
+                                     mime="text/html", on_click="ignore",
+                                     data=lambda k=key, n=title: handout.standalone_chart(
+                                         figures[k], n),
+                                     help=t("kit.figure_html_help"),
+                                     icon=":material/open_in_new:", key=f"{key}_html")  # fmt: skip
+            if not has_data(figures[key]):
+                continue  # a picture: no table
+            csv_col.download_button(t("kit.figure_csv"), file_name=f"{key}.csv",
+                                    mime="text/csv",
+                                    data=lambda k=key: figure_csv(figures[k]), on_click="ignore",
+                                    icon=":material/download:", key=f"{key}_csv")  # fmt: skip
             for table in heatmap_tables(figures[key]):
                 st.caption(t("kit.table_of", name=table.title))
                 st.dataframe(_frame(table), height=min(400, 38 + 35 * len(table.rows)))

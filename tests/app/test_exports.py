@@ -8,6 +8,7 @@ import io
 
 import pytest
 
+from figures import handout
 from figures.export import figure_csv, has_data
 from tests.app.conftest import open_page
 from ui.registry import CONCEPTS
@@ -26,7 +27,8 @@ def test_every_chart_is_exported_with_its_data(concept):
     figures = at.session_state["_kit_figures"]
     assert figures, "the page drew no kit.chart"
     ids = download_ids(at)
-    assert f"{concept.slug}_json" in ids
+    assert f"{concept.slug}_json" in ids and f"{concept.slug}_handout" in ids
+    assert sorted(i for i in ids if i.endswith("_html")) == sorted(f"{k}_html" for k in figures)
     exported = sorted(f"{k}_csv" for k, fig in figures.items() if has_data(fig))
     assert exported, "at least one chart with numbers"
     assert sorted(i for i in ids if i.endswith("_csv")) == exported
@@ -49,3 +51,12 @@ def _is_number(text: str) -> bool:
 
 def test_is_number():
     assert _is_number("-1.5e-3") and not _is_number("q₁")
+
+
+@pytest.mark.parametrize("concept", CONCEPTS, ids=lambda c: c.slug)
+def test_every_formula_of_the_handout_becomes_mathml(concept):
+    at = open_page(concept.page)
+    formulas = at.session_state["_kit_formulas"]
+    assert formulas, "the page drew no kit.formula"
+    for formula in formulas.values():
+        assert not handout.mathml(formula.latex).startswith("<pre>"), formula.latex[:200]
