@@ -21,7 +21,7 @@ with st.sidebar:
                     format_func=LANGUAGES.get)  # fmt: skip
     state.toggle(t("app.present"), "present", False, help=t("app.present_help"))
     st.caption(t("app.sidebar_about"))
-a11y.page_basics(current_lang())
+a11y.page_basics(current_lang(), t("kit.chart_data_hint"))
 if kit.presenting():
     presenter.style()
 page.run()

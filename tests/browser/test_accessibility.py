@@ -58,3 +58,22 @@ def test_axe_finds_a_planted_violation(page, server, axe_source):
     )
     found = {v["id"] for v in violations(page, axe_source) if v["impact"] == "critical"}
     assert "image-alt" in found
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_every_chart_is_a_named_figure_that_says_where_its_numbers_are(page, server, lang):
+    from ui.i18n import strings
+
+    page.goto(f"{server.url}/diffusion_loss?lang={lang}")
+    wait_for_app(page)
+    page.wait_for_selector(".js-plotly-plot .gtitle, .js-plotly-plot .annotation-text")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.js-plotly-plot')]"
+        ".every(p => p.getAttribute('role') === 'figure')"
+    )
+    names = page.eval_on_selector_all(
+        ".js-plotly-plot", "plots => plots.map(p => p.getAttribute('aria-label'))"
+    )
+    hint = strings(lang)["kit.chart_data_hint"]
+    assert names and all(name.endswith(hint) and len(name) > len(hint) + 3 for name in names)
+    assert all(not name.startswith("Chart.") for name in names), names
