@@ -48,6 +48,18 @@ class Claim:
     why: str = ""
 
 
+# Explanations whose numbers have not been recomputed yet. It only shrinks: a concept leaves
+# it with its claims module (test_the_not_yet_audited_list_only_shrinks), and a new concept
+# never enters it.
+NOT_YET_AUDITED: frozenset[str] = frozenset(
+    {
+        "attention_maps", "cayley_hamilton", "diffusion_loss", "forward_diffusion", "home",
+        "lambda_layers", "linear_attention", "permutations", "pvt_sra",
+        "set_transformer", "softmax", "sparse_attention", "swin_windows", "wallis",
+    }
+)  # fmt: skip
+
+
 def numbers_in(text: str) -> set[str]:
     """The numbers of two or more characters in ``text`` (trailing commas dropped)."""
     found = {m.group().rstrip(",") for m in NUMBER.finditer(text)}
