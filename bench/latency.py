@@ -298,12 +298,19 @@ def _open_probe(browser: Browser, target: Target) -> Probe:
 
 
 def measure(
-    page_url: str, slider_key: str, chart_key: str, steps: int, *, warmup: int = DEFAULT_WARMUP
+    page_url: str,
+    slider_key: str,
+    chart_key: str,
+    steps: int,
+    *,
+    warmup: int = DEFAULT_WARMUP,
+    browser: Browser | None = None,
 ) -> list[Step]:
     """Measure ``steps`` keypresses on one page of an already running Streamlit server.
 
-    Launches its own headless Chromium; usable from tests (assert on ``Step.error``, not on
-    timings).
+    Uses ``browser`` (e.g. a test's running Chromium: Playwright's sync API allows one per
+    thread) or launches its own headless Chromium; usable from tests (assert on
+    ``Step.error``, not on timings).
 
     Args:
         page_url: full URL of the page, e.g. ``f"{server.url}/softmax"``.
@@ -316,11 +323,16 @@ def measure(
         The recorded steps, in order.
     """
     target = Target(name=page_url, url=page_url, slider_key=slider_key, chart_key=chart_key)
-    with _browser() as browser:
+    with contextlib.ExitStack() as stack:
+        if browser is None:
+            browser = stack.enter_context(_browser())
         probe = _open_probe(browser, target)
-        for _ in range(warmup):
-            probe.step()
-        return [probe.step() for _ in range(steps)]
+        try:
+            for _ in range(warmup):
+                probe.step()
+            return [probe.step() for _ in range(steps)]
+        finally:
+            probe.page.context.close()
 
 
 def run_interleaved(

@@ -7,13 +7,14 @@ instead of the numbers silently going missing.
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 from bench import latency, load
 
 
-def test_latency_probe_measures_real_redraws(server):
+def test_latency_probe_measures_real_redraws(server, browser):
     steps = latency.measure(f"{server.url}/softmax", "softmax_T", "softmax_probs_chart", 3,
-                            warmup=1)  # fmt: skip
+                            warmup=1, browser=browser)  # fmt: skip
     assert len(steps) == 3
     for step in steps:
         assert step.error is None, step.error
@@ -24,10 +25,14 @@ def test_latency_probe_measures_real_redraws(server):
 
 def test_load_sessions_speak_the_protocol_without_errors(server, tmp_path):
     out = tmp_path / "load.json"
-    code = load.main([
+    argv = [
         "--url", server.url, "--pid", str(server.pid), "--sessions", "3", "--duration", "6",
         "--think", "0.3:0.6", "--ramp", "1", "--out", str(out),
-    ])  # fmt: skip
+    ]  # fmt: skip
+    # a thread of its own: Playwright's sync API (another test's browser in this worker)
+    # leaves an asyncio loop running in this one, and bench.load runs its own
+    with ThreadPoolExecutor(1) as pool:
+        code = pool.submit(load.main, argv).result()
     report = json.loads(out.read_text())
     assert code == 0, report["errors"]
     assert report["sessions"] == {"started": 3, "loaded": 3, "lost": 0}
