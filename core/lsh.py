@@ -9,11 +9,26 @@ For b = 2 (one hyperplane) two vectors at angle theta collide with probability 1
 (Charikar 2002); with n independent hash rounds they share a bucket in at least one round
 with probability 1 - (1 - p)^n.
 
-From buckets to attention (§2): sort the tokens by (bucket, position), cut the sorted
-sequence into chunks of m tokens, and let each chunk attend to itself and the chunk before.
-Several rounds take the union of the allowed pairs.
+In the plane (d = 2) the buckets are angular sectors, but not b equal ones: the bucket of a
+direction u is the point p_k of the b points ±(columns of R) with the largest u·p_k, i.e. the
+corner of their convex hull that u points to. A point inside the hull never wins (its bucket
+is empty) and each sector's angle is the hull's exterior angle at its corner.
 
-Reference implementations: google/trax ``hash_vecs``, lucidrains/reformer-pytorch.
+From buckets to attention (§2, Eqs. 3 and 5): sort the tokens by (bucket, position), cut the
+sorted sequence into chunks of m tokens. Query i attends to key j only when both
+
+    j ∈ P_i  = {j : h(k_j) = h(q_i)}                               (same bucket)
+    j ∈ P̃_i = {j : ⌊s_i/m⌋ - 1 ≤ ⌊s_j/m⌋ ≤ ⌊s_i/m⌋}               (own or previous chunk)
+
+where s_i is i's place in the sorted order. With shared queries and keys a token does not
+attend to itself unless it has no other target (§2 "Causal masking for shared-QK attention").
+Several rounds take the union of the allowed pairs (softmax over the union: the paper's
+duplicate-count correction makes a pair found in two rounds count once).
+
+Reference implementations: google/trax ``hash_vecs`` and ``LSHCausalAttention`` (bucket mask
+unless ``attend_across_buckets``, self mask −1e5), lucidrains/reformer-pytorch. Both also let
+the first chunk look back at the *last* one (a circular roll); the paper's P̃_i does not, and
+with the bucket mask the two differ only when one bucket runs from the first chunk to the last.
 
 Shape legend: N tokens, d vector size, b buckets, n (or H) hash rounds, m chunk size.
 """
@@ -21,17 +36,23 @@ Shape legend: N tokens, d vector size, b buckets, n (or H) hash rounds, m chunk 
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-Array = NDArray[np.float64]
-IntArray = NDArray[np.int64]
-BoolArray = NDArray[np.bool_]
+from core import validation
+from core.arrays import Array, BoolArray, IntArray
+from core.errors import CoreError
+from core.softmax import masked_softmax
 
 
-def _check_buckets(n_buckets: int) -> int:
-    b = int(n_buckets)
+def bucket_count(n_buckets: object) -> int:
+    """The number of buckets b as an int: even and ≥ 2 (h picks one of b/2 columns or −columns)."""
+    b = validation.integer(n_buckets, "b")
     if b < 2 or b % 2:
-        raise ValueError(f"the number of buckets b must be an even number ≥ 2, got {n_buckets}")
+        raise CoreError(
+            "lsh_even_buckets",
+            "the number of buckets b must be an even number ≥ 2, got {value}",
+            value=b,
+        )
     return b
 
 
@@ -49,12 +70,10 @@ def random_rotations(
     Returns:
         (n_hashes, dim, b/2) i.i.d. standard normal entries.
     """
-    b = _check_buckets(n_buckets)
-    if int(dim) < 1:
-        raise ValueError(f"the vector size d must be at least 1, got {dim}")
-    if int(n_hashes) < 1:
-        raise ValueError(f"the number of hash rounds must be at least 1, got {n_hashes}")
-    return rng.standard_normal((int(n_hashes), int(dim), b // 2))
+    b = bucket_count(n_buckets)
+    d = validation.positive_int(dim, "d")
+    n = validation.positive_int(n_hashes, "n")
+    return rng.standard_normal((n, d, b // 2))
 
 
 def lsh_buckets(x: ArrayLike, rotations: ArrayLike) -> IntArray:
@@ -67,16 +86,17 @@ def lsh_buckets(x: ArrayLike, rotations: ArrayLike) -> IntArray:
     Returns:
         (n, N) int bucket ids in 0..b-1.
     """
-    x = np.atleast_2d(np.asarray(x, dtype=np.float64))
-    R = np.asarray(rotations, dtype=np.float64)
+    x = np.atleast_2d(validation.finite_array(x, "x"))
+    R = validation.finite_array(rotations, "R")
     if R.ndim == 2:
         R = R[None]
     if R.ndim != 3 or x.ndim != 2 or x.shape[1] != R.shape[1]:
-        raise ValueError(
-            f"x (N, d) and rotations (n, d, b/2) must agree on d, got {x.shape} and {R.shape}"
+        raise CoreError(
+            "lsh_shapes",
+            "x (N, d) and R (n, d, b/2) must agree on d, got {x} and {R}",
+            x=x.shape,
+            R=R.shape,
         )
-    if not np.all(np.isfinite(x)):
-        raise ValueError("the vectors must be finite numbers")
     rotated = np.einsum("nd,hdk->hnk", x, R)  # (n, N, b/2)
     # h(x) = argmax([xR; -xR])
     return np.argmax(np.concatenate([rotated, -rotated], axis=-1), axis=-1).astype(np.int64)
@@ -117,13 +137,12 @@ def estimate_collision_probability(
     Returns:
         Estimates with the shape of ``theta``; standard error √(p(1-p)/trials).
     """
-    b = _check_buckets(n_buckets)
-    if int(dim) < 2:
-        raise ValueError("two vectors at an angle need d ≥ 2")
-    if int(trials) < 1:
-        raise ValueError("trials must be at least 1")
-    th = np.asarray(theta, dtype=np.float64)
-    R = rng.standard_normal((int(trials), int(n_hashes), int(dim), b // 2))
+    b = bucket_count(n_buckets)
+    d = validation.integer(dim, "d", 2)
+    T = validation.positive_int(trials, "trials")
+    n = validation.positive_int(n_hashes, "n")
+    th = validation.finite_array(theta, "θ")
+    R = rng.standard_normal((T, n, d, b // 2))
     e1R, e2R = R[:, :, 0, :], R[:, :, 1, :]  # (trials, n, b/2): x R for x = e1, e2
 
     def bucket(r: Array) -> IntArray:
@@ -137,14 +156,133 @@ def estimate_collision_probability(
     return out.reshape(th.shape)
 
 
+def binomial_se(p: ArrayLike, trials: int) -> Array:
+    """Standard error √(p(1 − p)/trials) of a share of ``trials`` independent draws."""
+    p = np.asarray(p, dtype=np.float64)
+    return np.sqrt(p * (1.0 - p) / validation.positive_int(trials, "trials"))
+
+
+def binomial_z(p_hat: ArrayLike, p: ArrayLike, trials: int) -> Array:
+    """|p̂ − p| in standard errors √(p(1 − p)/trials) of a share of ``trials`` draws.
+
+    Where p is 0 or 1 the estimate has no spread: z = 0 if p̂ = p, else infinity. Under the
+    null (p̂ a binomial share with success probability p) P(z > 4.5) ≈ 7·10⁻⁶ per angle
+    (normal approximation; tests/core/test_lsh.py counts the badge's false alarms).
+    """
+    p_hat, p = np.asarray(p_hat, dtype=np.float64), np.asarray(p, dtype=np.float64)
+    se, gap = binomial_se(p, trials), np.abs(p_hat - p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(se > 0, gap / np.where(se > 0, se, 1.0), np.where(gap > 0, np.inf, 0.0))
+
+
+def rounds_z(p_one: ArrayLike, p_rounds: ArrayLike, n_hashes: int, trials: int) -> Array:
+    """|p̂ₙ − (1 − (1 − p̂)ⁿ)| over the error of both estimates, each from ``trials`` draws.
+
+    The formula uses the one-round estimate p̂, whose error moves 1 − (1 − p̂)ⁿ by at most
+    n times its own (the derivative n(1 − p)ⁿ⁻¹ ≤ n), so the scale is SE(p̂ₙ) + n·SE(p̂).
+    """
+    p1, pn = np.asarray(p_one, dtype=np.float64), np.asarray(p_rounds, dtype=np.float64)
+    n, T = validation.positive_int(n_hashes, "n"), validation.positive_int(trials, "trials")
+    target = any_round_probability(p1, n)
+    se = binomial_se(target, T) + n * binomial_se(p1, T)
+    return np.abs(pn - target) / np.maximum(se, 1e-9)
+
+
+def circle_buckets(rotations: ArrayLike, n_points: int = 120) -> tuple[Array, IntArray]:
+    """Buckets of ``n_points`` unit directions around the circle (d = 2, the first round).
+
+    Returns:
+        ``(angles, buckets)``: (K,) angles in [−π, π) and their (K,) bucket ids.
+    """
+    K = validation.positive_int(n_points, "K")
+    angles = np.linspace(-np.pi, np.pi, K + 1)[:-1]
+    R = validation.finite_array(rotations, "R")
+    R = R[None] if R.ndim == 2 else R
+    return angles, lsh_buckets(np.c_[np.cos(angles), np.sin(angles)], R[:1])[0]
+
+
+def sector_angles(rotations: ArrayLike) -> Array:
+    """In the plane (d = 2): the angle of the sector of directions each bucket receives.
+
+    The bucket of a unit direction u is argmax_k u·p_k over the b points p = [R, −R]
+    (columns). Its sector ends where two points tie, u ⟂ p_k − p_l, so between consecutive
+    tie angles the bucket is constant: evaluate it at the middle and add up the arc.
+
+    Args:
+        rotations: (n, 2, b/2) or (2, b/2).
+
+    Returns:
+        (n, b) angles in radians; each row sums to 2π, a 0 is an empty bucket, and bucket
+        k + b/2 gets the same angle as k (the sector of −p is the mirror of the sector of p).
+    """
+    R = validation.finite_array(rotations, "R")
+    R = R[None] if R.ndim == 2 else R
+    if R.ndim != 3 or R.shape[1] != 2:
+        raise CoreError(
+            "lsh_sectors_2d",
+            "sectors exist in the plane only: R must be (n, 2, b/2), got shape {shape}",
+            shape=R.shape,
+        )
+    out = np.zeros((R.shape[0], 2 * R.shape[2]))
+    for r, rot in enumerate(R):
+        p = np.concatenate([rot, -rot], axis=1).T  # (b, 2) the points p_k
+        diff = (p[:, None, :] - p[None, :, :]).reshape(-1, 2)  # (b², 2) p_k - p_l
+        diff = diff[np.any(diff != 0, axis=1)]
+        normal = np.arctan2(diff[:, 1], diff[:, 0])
+        ties = np.mod(np.concatenate([normal + np.pi / 2, normal - np.pi / 2]), 2 * np.pi)
+        edges = np.unique(np.concatenate([ties, [0.0]]))
+        edges = np.append(edges, edges[0] + 2 * np.pi)  # close the circle
+        mid = (edges[:-1] + edges[1:]) / 2
+        winner = np.argmax(np.c_[np.cos(mid), np.sin(mid)] @ p.T, axis=1)
+        np.add.at(out[r], winner, np.diff(edges))
+    return out
+
+
+def principal_plane(x: ArrayLike) -> Array:
+    """(N, 2) coordinates of x on its two leading principal directions, scaled to |·| ≤ 1.
+
+    Centre x, take the right singular vectors of the two largest singular values (the
+    eigenvectors of the covariance with the largest eigenvalues) and project; a picture of
+    d-dimensional tokens in the plane. Each axis' sign is that of the SVD (arbitrary).
+    """
+    x = validation.finite_array(x, "x", ndim=2)
+    _, _, vt = np.linalg.svd(x - x.mean(axis=0), full_matrices=False)  # vt: (min(N, d), d)
+    points = x @ vt[:2].T  # (N, ≤ 2)
+    if points.shape[1] < 2:
+        points = np.c_[points, np.zeros((len(points), 2 - points.shape[1]))]
+    return points / (np.abs(points).max() or 1.0)
+
+
 def sort_order(buckets: ArrayLike) -> IntArray:
     """Token order after sorting by (bucket, position) — one round, (N,) -> (N,) permutation."""
     h = np.asarray(buckets)
     return np.lexsort((np.arange(h.size), h)).astype(np.int64)
 
 
+def shares_a_bucket(buckets: ArrayLike) -> BoolArray:
+    """(N, N): True where tokens i and j land in the same bucket in at least one round."""
+    h = np.atleast_2d(np.asarray(buckets))
+    return np.any(h[:, :, None] == h[:, None, :], axis=0)
+
+
+def exclude_self(mask: ArrayLike) -> BoolArray:
+    """Shared-QK rule: drop i → i from every row that allows another key (N, N) -> (N, N).
+
+    q_i·k_i = |q_i|² is almost always the largest score when keys are queries, so a token
+    may attend to itself only when nothing else is allowed (the first token of a sequence).
+    """
+    m = np.asarray(mask, dtype=bool)
+    eye = np.eye(m.shape[0], m.shape[1], dtype=bool)
+    others = m & ~eye
+    return others | (eye & m & ~others.any(axis=1, keepdims=True))
+
+
 def chunked_lsh_mask(buckets: ArrayLike, chunk: int, look_back: bool = True) -> BoolArray:
-    """Reformer's sort-and-chunk pattern, union over rounds, in the original token order.
+    """Reformer's LSH attention pattern, union over rounds, in the original token order.
+
+    Per round: sort by (bucket, position), cut into chunks of m; query i may attend key j
+    when they share a bucket and j's chunk is i's or (``look_back``) the one before — the
+    sets P_i ∩ P̃_i of §2. Then the shared-QK rule: i → i only when i has no other key.
 
     Args:
         buckets: (n, N) from :func:`lsh_buckets` (or (N,) for one round).
@@ -155,17 +293,16 @@ def chunked_lsh_mask(buckets: ArrayLike, chunk: int, look_back: bool = True) -> 
         (N, N) bool; True = query i may attend key j in at least one round.
     """
     h = np.atleast_2d(np.asarray(buckets))
-    if int(chunk) < 1:
-        raise ValueError(f"the chunk size must be at least 1, got {chunk}")
+    m = validation.positive_int(chunk, "m")
     _, N = h.shape
     mask = np.zeros((N, N), dtype=bool)
     for row in h:
-        order = sort_order(row)
         chunk_of = np.empty(N, dtype=np.int64)
-        chunk_of[order] = np.arange(N) // int(chunk)  # chunk of each token in sorted order
+        chunk_of[sort_order(row)] = np.arange(N) // m  # ⌊s_i / m⌋ for every token i
         diff = chunk_of[:, None] - chunk_of[None, :]  # query chunk - key chunk
-        mask |= (diff == 0) | ((diff == 1) & look_back)
-    return mask
+        same_bucket = row[:, None] == row[None, :]  # j ∈ P_i
+        mask |= same_bucket & ((diff == 0) | ((diff == 1) & look_back))  # j ∈ P̃_i
+    return exclude_self(mask)
 
 
 def kept_attention_mass(weights: ArrayLike, mask: ArrayLike) -> Array:
@@ -174,33 +311,54 @@ def kept_attention_mass(weights: ArrayLike, mask: ArrayLike) -> Array:
     return np.where(np.asarray(mask, dtype=bool), w, 0.0).sum(axis=-1)
 
 
-def top_k_recall(scores: ArrayLike, mask: ArrayLike, k: int) -> Array:
-    """Per query: the fraction of its true top-k keys (by score) that the mask keeps, (N,)."""
+def top_k_recall(
+    scores: ArrayLike, mask: ArrayLike, k: int, allowed: ArrayLike | None = None
+) -> Array:
+    """Per query: the fraction of its true top-k keys (by score) that the mask keeps, (N,).
+
+    ``allowed``: the keys full attention may use (default all); the true top-k are the k
+    best of those, e.g. every key but the query itself for shared-QK attention.
+    """
     s = np.asarray(scores, dtype=np.float64)
+    if allowed is not None:
+        s = np.where(np.asarray(allowed, dtype=bool), s, -np.inf)
     k = max(1, min(int(k), s.shape[-1]))
     top = np.argsort(-s, axis=-1, kind="stable")[:, :k]  # (N, k)
     return np.take_along_axis(np.asarray(mask, dtype=bool), top, axis=-1).mean(axis=-1)
 
 
+def shared_qk_mask(n_tokens: int) -> BoolArray:
+    """Full shared-QK attention: every key but the query itself (itself only when N = 1)."""
+    N = validation.positive_int(n_tokens, "N")
+    return exclude_self(np.ones((N, N), dtype=bool))
 
 
-def shared_qk_attention(x: ArrayLike, beta: float) -> Array:
-    """Full shared-QK attention weights softmax(beta x x^T) over keys, (N, N)."""
-    s = float(beta) * np.asarray(x, dtype=np.float64) @ np.asarray(x, dtype=np.float64).T
-    e = np.exp(s - s.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+def shared_qk_attention(x: ArrayLike, beta: float, mask: ArrayLike | None = None) -> Array:
+    """Shared-QK attention weights softmax(β x_i·x_j) over the allowed keys, (N, N).
+
+    ``mask`` None: full shared-QK attention (:func:`shared_qk_mask`); an LSH mask gives the
+    Reformer's weights, renormalised over the keys it keeps.
+    """
+    x = validation.finite_array(x, "x", ndim=2)
+    allowed = shared_qk_mask(len(x)) if mask is None else mask
+    return masked_softmax(float(beta) * x @ x.T, allowed)
 
 
 def mass_kept_curve(
-    x: ArrayLike, bucket_options: ArrayLike, max_rounds: int, chunk: int, beta: float,
-    rng: np.random.Generator, repeats: int = 8,
-) -> Array:  # fmt: skip
+    x: ArrayLike,
+    bucket_options: ArrayLike,
+    max_rounds: int,
+    chunk: int,
+    beta: float,
+    rng: np.random.Generator,
+    repeats: int = 8,
+) -> Array:
     """Mean kept attention mass for each b and n = 1..max_rounds, averaged over draws of R.
 
     Returns:
         (len(bucket_options), max_rounds).
     """
-    x = np.asarray(x, dtype=np.float64)
+    x = validation.finite_array(x, "x", ndim=2)
     w = shared_qk_attention(x, beta)
     out = np.zeros((len(bucket_options), int(max_rounds)))
     for _ in range(int(repeats)):

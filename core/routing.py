@@ -4,8 +4,15 @@
                       mu_j = mean of the points assigned to j       (J never increases)
     routing:          token i may attend token j  iff  c(i) = c(j)  (and j <= i if causal)
                                                           (Roy et al. 2021, §4 "Routing attention")
-    MIPS:             argmax_j q . k_j;  ||q - k||^2 = ||q||^2 - 2 q.k + ||k||^2, so with equal
-                      key norms the nearest neighbour and the largest cosine are the same keys.
+    MIPS:             argmax_j q . k_j;  ||q - k||^2 = ||q||^2 - 2 q.k + ||k||^2, so when all
+                      keys have the same norm the nearest neighbour and the largest cosine are
+                      the same keys (sufficient, not necessary: they can agree anyway).
+
+Causal routing keeps j <= i, the token itself included, as the authors' released code does
+(google-research ``routing_transformer/utils.py``: keys of a cluster sorted by position, then
+the lower-triangular bias "up to and including its own" position). The course article writes
+the routing sum with j < i; with a strict inequality the first token of every cluster would
+have nothing to attend to.
 
 Approximate search scores the centroids first and scans only the keys of the best clusters
 ("inverted file", IVF); the hierarchical variant clusters the centroids again (a two-level
@@ -20,11 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-Array = NDArray[np.float64]
-IntArray = NDArray[np.int64]
-BoolArray = NDArray[np.bool_]
+from core import validation
+from core.arrays import Array, BoolArray, IntArray
 
 
 @dataclass(frozen=True)
@@ -34,15 +40,6 @@ class KMeans:
     centroids: Array
     labels: IntArray
     objective: Array
-
-
-def _points(x: ArrayLike, name: str = "x") -> Array:
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim != 2 or x.shape[0] == 0:
-        raise ValueError(f"{name} must be a non-empty (N, d) array, got shape {x.shape}")
-    if not np.all(np.isfinite(x)):
-        raise ValueError(f"{name} must be finite numbers")
-    return x
 
 
 def squared_distances(x: ArrayLike, centroids: ArrayLike) -> Array:
@@ -85,16 +82,14 @@ def kmeans(x: ArrayLike, k: int, rng: np.random.Generator, n_iter: int = 25) -> 
     An empty cluster keeps its previous centroid (so J still never increases).
     ``objective[t]`` is J after the assignment step of iteration t.
     """
-    x = _points(x)
-    N = x.shape[0]
-    if not 1 <= int(k) <= N:
-        raise ValueError(f"k must be between 1 and the number of points ({N}), got {k}")
-    mu = x[_plus_plus(x, int(k), rng)].copy()
+    x = validation.finite_array(x, "x", ndim=2)
+    k = validation.integer(k, "k", 1, x.shape[0])  # at most one cluster per point
+    mu = x[_plus_plus(x, k, rng)].copy()
     history = []
     labels = assign(x, mu)
-    for _ in range(int(n_iter)):
+    for _ in range(validation.positive_int(n_iter, "n_iter")):
         history.append(kmeans_objective(x, mu, labels))
-        for j in range(int(k)):  # update step: mean of each cluster
+        for j in range(k):  # update step: mean of each cluster
             members = labels == j
             if members.any():
                 mu[j] = x[members].mean(axis=0)
@@ -107,12 +102,28 @@ def kmeans(x: ArrayLike, k: int, rng: np.random.Generator, n_iter: int = 25) -> 
 
 
 def routing_mask(labels: ArrayLike, causal: bool = False) -> BoolArray:
-    """(N, N) Routing Transformer mask: i may attend j iff they share a cluster (and j <= i)."""
+    """(N, N) Routing Transformer mask: i may attend j iff they share a cluster (and j <= i).
+
+    Causal: j <= i, so a token always sees itself (the released code's lower-triangular
+    bias); every row has at least one allowed key.
+    """
     c = np.asarray(labels)
     mask = c[:, None] == c[None, :]
     if causal:
         mask &= np.tri(len(c), dtype=bool)
     return mask
+
+
+def cluster_order(labels: ArrayLike) -> IntArray:
+    """Tokens sorted by (cluster, position): the order that lines the mask up in blocks, (N,)."""
+    c = np.asarray(labels)
+    return np.lexsort((np.arange(c.size), c)).astype(np.int64)
+
+
+def routing_pairs(labels: ArrayLike, causal: bool = False) -> int:
+    """|S|, the pairs routing attention computes: Σ nⱼ², or Σ nⱼ(nⱼ + 1)/2 with j ≤ i."""
+    sizes = np.bincount(np.asarray(labels, dtype=np.int64))
+    return int((sizes * (sizes + 1) // 2).sum() if causal else (sizes**2).sum())
 
 
 # ---- maximum inner product search ----------------------------------------------------------
@@ -139,8 +150,12 @@ def top_k_cosine(q: ArrayLike, keys: ArrayLike, K: int) -> IntArray:
 
 def recall(found: ArrayLike, truth: ArrayLike) -> Array:
     """Per query: |found ∩ truth| / |truth| (rows of index arrays or lists), (Q,)."""
-    return np.array([len(set(map(int, f)) & set(map(int, t))) / len(t)
-                     for f, t in zip(found, truth, strict=True)])  # fmt: skip
+    return np.array(
+        [
+            len(set(map(int, f)) & set(map(int, t))) / len(t)
+            for f, t in zip(found, truth, strict=True)
+        ]
+    )
 
 
 @dataclass(frozen=True)
@@ -156,7 +171,7 @@ class Tree:
 
 def build_tree(keys: ArrayLike, k1: int, k2: int, rng: np.random.Generator) -> Tree:
     """k-means with k1 clusters, then k-means with k2 clusters inside each (fewer if small)."""
-    keys = _points(keys, "keys")
+    keys = validation.finite_array(keys, "keys", ndim=2)
     top = kmeans(keys, k1, rng)
     leaves, parent = [], []
     labels = np.empty(len(keys), dtype=np.int64)
@@ -215,30 +230,44 @@ def rescored_top_k(q: ArrayLike, keys: ArrayLike, candidates: list, K: int) -> l
     return out
 
 
+@dataclass(frozen=True)
+class RecallCurves:
+    """Approximate MIPS against its cost, for L = 1..k probed clusters (each array (k,)).
+
+    Attributes:
+        probes: L, the number of clusters (flat) or leaves (tree) scanned.
+        flat_dots, flat_recall: mean dot products per query and mean recall@K, flat k-means.
+        tree_dots, tree_recall: the same for the two-level tree.
+        n_keys: N, the cost of exhaustive search (every key scored).
+    """
+
+    probes: Array
+    flat_dots: Array
+    flat_recall: Array
+    tree_dots: Array
+    tree_recall: Array
+    n_keys: int
+
+
 def recall_curves(
     q: ArrayLike, keys: ArrayLike, K: int, k1: int, k2: int, rng: np.random.Generator
-) -> dict[str, Array]:
-    """Mean recall@K and mean dot products for L = 1..k1*k2 probed clusters (flat and tree).
-
-    Returns:
-        dict with ``probes`` (L values), ``flat_dots``, ``flat_recall``, ``tree_dots``,
-        ``tree_recall`` (each (len(probes),)) and the exhaustive cost ``n_keys``.
-    """
-    keys = _points(keys, "keys")
+) -> RecallCurves:
+    """Mean recall@K and mean dot products for L = 1..k1*k2 probed clusters (flat and tree)."""
+    keys = validation.finite_array(keys, "keys", ndim=2)
+    K = validation.positive_int(K, "K", len(keys))
     truth = top_k_inner_product(q, keys, K)
     flat = kmeans(keys, int(k1) * int(k2), rng)
     tree = build_tree(keys, k1, k2, rng)
     probes = np.arange(1, len(flat.centroids) + 1)
-    out = {k: np.zeros(len(probes)) for k in ("flat_dots", "flat_recall", "tree_dots",
-                                               "tree_recall")}  # fmt: skip
+    dots = {"flat": np.zeros(len(probes)), "tree": np.zeros(len(probes))}
+    found = {"flat": np.zeros(len(probes)), "tree": np.zeros(len(probes))}
     for i, L in enumerate(probes):
-        for name, (cands, dots) in (("flat", search_flat(q, keys, flat.centroids, flat.labels, L)),
-                                    ("tree", search_tree(q, keys, tree, L))):  # fmt: skip
-            out[f"{name}_dots"][i] = dots.mean()
-            out[f"{name}_recall"][i] = recall(rescored_top_k(q, keys, cands, K), truth).mean()
-    out["probes"] = probes.astype(float)
-    out["n_keys"] = np.array(float(len(keys)))
-    return out
-
-
-
+        for name, (cands, cost) in (
+            ("flat", search_flat(q, keys, flat.centroids, flat.labels, L)),
+            ("tree", search_tree(q, keys, tree, L)),
+        ):
+            dots[name][i] = cost.mean()
+            found[name][i] = recall(rescored_top_k(q, keys, cands, K), truth).mean()
+    return RecallCurves(
+        probes.astype(float), dots["flat"], found["flat"], dots["tree"], found["tree"], len(keys)
+    )

@@ -11,6 +11,7 @@ import numpy as np
 
 from core.arrays import Array
 
+
 def unit_clusters(
     n_tokens: int, dim: int, n_clusters: int, spread: float, rng: np.random.Generator
 ) -> Array:
@@ -60,3 +61,16 @@ def positive_pairs(n_pairs: int, dim: int, spread: float, rng: np.random.Generat
     items = rng.standard_normal((int(n_pairs), int(dim)))  # (B, d)
     views = np.concatenate([items, items]) + spread * rng.standard_normal((2 * n_pairs, dim))
     return views / np.linalg.norm(views, axis=1, keepdims=True)
+
+
+def varied_length_clusters(
+    n_tokens: int, dim: int, n_clusters: int, spread: float, rng: np.random.Generator,
+    min_length: float = 0.35,
+) -> Array:  # fmt: skip
+    """:func:`unit_clusters` with each token's length drawn from U(min_length, 1).
+
+    Directions cluster, lengths vary: a hash that only sees directions (Reformer LSH) puts
+    a short and a long token on one ray in the same bucket.
+    """
+    x = unit_clusters(n_tokens, dim, n_clusters, spread, rng)
+    return x * rng.uniform(float(min_length), 1.0, (int(n_tokens), 1))

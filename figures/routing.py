@@ -5,7 +5,7 @@ Layouts do not depend on the slider values; every builder documents its traces i
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -13,6 +13,9 @@ from numpy.typing import NDArray
 
 from figures.lsh import BUCKET_COLOURS, CURRENT
 from figures.style import BLUE, GREY, VERMILLION, figure, layout
+
+if TYPE_CHECKING:  # the curves' type only; figures take arrays and never call core
+    from core.routing import RecallCurves
 
 Array = NDArray[np.float64]
 
@@ -78,7 +81,7 @@ def mask_figure(mask: Array, *, title: str, x_title: str, y_title: str, height: 
 
 
 def recall_figure(
-    curves: dict[str, Array], probe: int, *, title: str, x_title: str, y_title: str,
+    curves: RecallCurves, probe: int, *, title: str, x_title: str, y_title: str,
     names: tuple[str, str, str] = ("flat k-means", "hierarchical k-means", "exhaustive"),
     hovers: tuple[str, str, str] = (
         "%{customdata:.0f} clusters: %{x:.0f} products, recall %{y:.3f}",
@@ -88,24 +91,26 @@ def recall_figure(
 ) -> go.Figure:  # fmt: skip
     """Recall of the true top-K against the dot products computed, flat vs tree.
 
+    ``curves``: a :class:`core.routing.RecallCurves` (any object with its array attributes).
+
     ``hovers``: hover texts of the flat curve, the tree curve and the current points.
 
     Traces: [0] flat, [1] tree, [2] the current number of probed clusters on both.
     Shapes: [0] x = N (exhaustive search).
     """
     i = int(probe) - 1
-    n = float(curves["n_keys"])
+    n = float(curves.n_keys)
     data = [
-        {"type": "scatter", "x": _list(curves["flat_dots"]), "y": _list(curves["flat_recall"]),
+        {"type": "scatter", "x": _list(curves.flat_dots), "y": _list(curves.flat_recall),
          "mode": "lines+markers", "name": names[0], "line": {"color": BLUE},
-         "customdata": _list(curves["probes"]),
+         "customdata": _list(curves.probes),
          "hovertemplate": hovers[0] + "<extra></extra>"},
-        {"type": "scatter", "x": _list(curves["tree_dots"]), "y": _list(curves["tree_recall"]),
+        {"type": "scatter", "x": _list(curves.tree_dots), "y": _list(curves.tree_recall),
          "mode": "lines+markers", "name": names[1], "line": {"color": VERMILLION},
-         "customdata": _list(curves["probes"]),
+         "customdata": _list(curves.probes),
          "hovertemplate": hovers[1] + "<extra></extra>"},
-        {"type": "scatter", "x": [float(curves["flat_dots"][i]), float(curves["tree_dots"][i])],
-         "y": [float(curves["flat_recall"][i]), float(curves["tree_recall"][i])],
+        {"type": "scatter", "x": [float(curves.flat_dots[i]), float(curves.tree_dots[i])],
+         "y": [float(curves.flat_recall[i]), float(curves.tree_recall[i])],
          "mode": "markers", "showlegend": False, "marker": CURRENT,
          "hovertemplate": hovers[2] + "<extra></extra>"},
     ]  # fmt: skip

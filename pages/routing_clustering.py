@@ -6,124 +6,107 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from core import toydata
 from core import routing as rt
+from core import toydata
 from figures import routing as figs
-from ui import cache, exercises, kit, state
-from ui.boot import require_entrypoint
-from ui.i18n import t
+from ui import cache, exercises, kit
 
-require_entrypoint()
-
-C = "routing_clustering"
 N_TOKENS, N_KEYS, N_QUERIES, DIM, TOP_K, K1, K2 = 48, 512, 64, 16, 10, 4, 4
+
+page = kit.Page(
+    "routing_clustering",
+    views=("routing", "mips"),
+    exercise=exercises.routing_clustering,
+    code=(rt.kmeans, rt.assign, rt.routing_mask, rt.routing_pairs, rt.top_k_inner_product,
+          rt.search_flat, rt.search_tree, rt.recall),
+)  # fmt: skip
+
+
+@page.view("routing", "mips")
+def controls() -> None:
+    """Seed and the view's switch outside the live part (they change rarely)."""
+    routing_view = page.current_view == "routing"
+    top = st.columns([1, 2, 1])
+    with top[0]:
+        seed = page.seed()
+    with top[1]:
+        switch = page.toggle("causal" if routing_view else "normalise", False)
+    (routing if routing_view else mips)(seed, switch)
 
 
 @kit.fragment
-def routing_view(seed: int, causal: bool) -> None:
+def routing(seed: int, causal: bool) -> None:
     with st.columns(2)[0]:
-        k = state.slider(t(f"{C}.k"), f"{C}_k", 1, 8, 4)
+        k = page.slider("k", 1, 8, 4)
     x = toydata.blobs(N_TOKENS, 2, 5, 0.18, np.random.default_rng(seed))
     res = rt.kmeans(x, k, np.random.default_rng([seed, k]))
-    order = np.lexsort((np.arange(N_TOKENS), res.labels))  # by cluster, then position
+    order = rt.cluster_order(res.labels)
     mask = rt.routing_mask(res.labels, causal)
     lim = float(np.abs(x).max()) + 0.15
     left, right = st.columns(2)
     with left:
-        kit.chart(figs.clusters_figure(
-            x, res.labels, res.centroids, 0, title=t(f"{C}.clusters_title"), limits=(-lim, lim),
-            names=(t(f"{C}.keys"), t(f"{C}.centroids"), t(f"{C}.route")),
-            hover=t(f"{C}.hover_token", i="%{pointNumber}", c="%{customdata}"),
-        ), key=f"{C}_clusters_chart")  # fmt: skip
+        page.chart(figs.clusters_figure(
+            x, res.labels, res.centroids, 0, title=page.tr("clusters_title"), limits=(-lim, lim),
+            names=(page.tr("keys"), page.tr("centroids"), page.tr("route")),
+            hover=page.tr("hover_token", i="%{pointNumber}", c="%{customdata}"),
+        ), "clusters_chart")  # fmt: skip
     with right:
-        kit.chart(figs.mask_figure(
-            mask[np.ix_(order, order)], title=t(f"{C}.mask_title"),
-            x_title=t(f"{C}.key_sorted"), y_title=t(f"{C}.query_sorted"),
-            hovertemplate=t(f"{C}.hover_cell", q="%{y}", k="%{x}", v="%{z}")
-            + f"<extra>{t(f'{C}.hover_attends')}</extra>",
-        ), key=f"{C}_mask_chart")  # fmt: skip
-    d2 = rt.squared_distances(x[:1], res.centroids)[0]
-    c0 = int(res.labels[0])
-    sizes = np.bincount(res.labels, minlength=k)
-    pairs = int((sizes * (sizes + 1) // 2).sum() if causal else (sizes**2).sum())
-    J = res.objective
-    dists = ",\\ ".join(f"{v:.2f}" for v in d2)
-    kit.formula(
-        f"\\begin{{gathered}}J = \\sum_i \\lVert x_i - \\mu_{{c(i)}} \\rVert^2:\\ {J[0]:.3f}"
-        f" \\to {J[-1]:.3f}\\ \\ (\\text{{{t(f'{C}.lloyd_tex')}: }}{len(J) - 1})\\\\[4pt]"
-        f"\\lVert x_0 - \\mu_j \\rVert^2 = ({dists})\\ \\Rightarrow\\ c(x_0) = {c0},\\quad"
-        f"\\frac{{|S|}}{{N^2}} = \\frac{{{pairs}}}{{{N_TOKENS}^2}} = {pairs / N_TOKENS**2:.3f}"
-        "\\end{gathered}",
+        page.chart(figs.mask_figure(
+            mask[np.ix_(order, order)], title=page.tr("mask_title"),
+            x_title=page.tr("key_sorted"), y_title=page.tr("query_sorted"),
+            hovertemplate=page.tr("hover_cell", q="%{y}", k="%{x}", v="%{z}")
+            + f"<extra>{page.tr('hover_attends')}</extra>",
+        ), "mask_chart")  # fmt: skip
+    J, pairs = res.objective, rt.routing_pairs(res.labels, causal)
+    page.formula(
+        "routing", J0=f"{J[0]:.3f}", J1=f"{J[-1]:.3f}", steps=len(J) - 1,
+        dists=",\\ ".join(f"{v:.2f}" for v in rt.squared_distances(x[:1], res.centroids)[0]),
+        c0=int(res.labels[0]), rule=",\\ j \\le i" if causal else "", pairs=pairs, N=N_TOKENS,
+        ratio=f"{pairs / N_TOKENS**2:.3f}",
         checks=[
-            kit.Check(t(f"{C}.check_objective"), bool(np.all(np.diff(J) <= 1e-9 * (1 + J[0])))),
-            kit.Check(t(f"{C}.check_nearest"), bool(np.array_equal(
-                rt.assign(x, res.centroids), res.labels))),
-            kit.Check(t(f"{C}.check_pairs"), pairs == int(mask.sum())),
-            kit.Check(t(f"{C}.check_causal"), not causal or not np.triu(mask, 1).any()),
+            kit.Check(page.tr("check_objective"), bool(np.all(np.diff(J) <= 1e-9 * (1 + J[0])))),
+            kit.Check(page.tr("check_nearest"),
+                      bool(np.array_equal(rt.assign(x, res.centroids), res.labels))),
+            kit.Check(page.tr("check_pairs_causal" if causal else "check_pairs"),
+                      pairs == int(mask.sum())),
+            kit.Check(page.tr("check_causal"), not causal or not np.triu(mask, 1).any()),
+            kit.Check(page.tr("check_self"), bool(np.all(np.diag(mask)))),
         ],
     )  # fmt: skip
 
 
 @kit.fragment
-def mips_view(seed: int, equal: bool) -> None:
+def mips(seed: int, equal: bool) -> None:
     with st.columns(2)[0]:
-        L = state.slider(t(f"{C}.probe"), f"{C}_probe", 1, K1 * K2, 3)
+        L = page.slider("probe", 1, K1 * K2, 3)
     curves = cache.routing_recall_curves(N_KEYS, N_QUERIES, DIM, TOP_K, K1, K2, equal, seed)
     keys, q = toydata.mips_keys(N_KEYS, N_QUERIES, DIM, 12, np.random.default_rng([seed, 1]),
-                           equal_norms=equal)  # fmt: skip
+                                equal_norms=equal)  # fmt: skip
     left, right = st.columns([1, 1], vertical_alignment="center")
     with left:
-        kit.chart(figs.recall_figure(
-            curves, L, title=t(f"{C}.recall_title", K=TOP_K), x_title=t(f"{C}.dots_axis"),
-            y_title=t(f"{C}.recall_axis", K=TOP_K),
-            names=(t(f"{C}.flat"), t(f"{C}.tree"), t(f"{C}.exhaustive")),
-            hovers=tuple(t(f"{C}.hover_{k}", c="%{customdata:.0f}", d="%{x:.0f}", r="%{y:.3f}")
+        page.chart(figs.recall_figure(
+            curves, L, title=page.tr("recall_title", K=TOP_K), x_title=page.tr("dots_axis"),
+            y_title=page.tr("recall_axis", K=TOP_K),
+            names=(page.tr("flat"), page.tr("tree"), page.tr("exhaustive")),
+            hovers=tuple(page.tr(f"hover_{k}", c="%{customdata:.0f}", d="%{x:.0f}", r="%{y:.3f}")
                          for k in ("flat", "tree", "point")),
-        ), key=f"{C}_recall_chart")  # fmt: skip
-    mips = rt.top_k_inner_product(q, keys, TOP_K)
+        ), "recall_chart")  # fmt: skip
+    best = rt.top_k_inner_product(q, keys, TOP_K)
     nn, cos = rt.top_k_nearest(q, keys, TOP_K), rt.top_k_cosine(q, keys, TOP_K)
-    overlap = float(rt.recall(nn, mips).mean())
-    i = L - 1
-    fr, tr = curves["flat_recall"], curves["tree_recall"]
+    fr, tr, i = curves.flat_recall, curves.tree_recall, L - 1
     with right:
-        kit.formula(
-            f"\\begin{{gathered}}\\text{{{t(f'{C}.flat_tex')}}}: {curves['flat_dots'][i]:.0f}"
-            "\\ q\\cdot k"
-            f"\\ \\Rightarrow\\ \\mathrm{{recall}}@{TOP_K} = {fr[i]:.3f}\\\\[4pt]"
-            f"\\text{{{t(f'{C}.tree_tex')}}}: {curves['tree_dots'][i]:.0f}\\ q\\cdot k"
-            f"\\ \\Rightarrow\\ \\mathrm{{recall}}@{TOP_K} = {tr[i]:.3f}\\\\[4pt]"
-            f"\\text{{{t(f'{C}.exhaustive')}}}: N = {N_KEYS}\\ \\Rightarrow\\ 1\\\\[6pt]"
-            "\\lVert q - k \\rVert^2 = \\lVert q \\rVert^2 - 2\\,q\\cdot k + \\lVert k \\rVert^2"
-            "\\end{gathered}",
+        page.formula(
+            "mips", flat_dots=f"{curves.flat_dots[i]:.0f}", K=TOP_K, flat_recall=f"{fr[i]:.3f}",
+            tree_dots=f"{curves.tree_dots[i]:.0f}", tree_recall=f"{tr[i]:.3f}", N=N_KEYS,
             checks=[
-                kit.Check(t(f"{C}.check_range"), bool(np.all((fr >= 0) & (fr <= 1) & (tr >= 0)
-                                                            & (tr <= 1)))),
-                kit.Check(t(f"{C}.check_all"), fr[-1] == 1.0 and tr[-1] == 1.0),
-                kit.Check(t(f"{C}.check_equal"),
-                          not equal or bool(np.array_equal(mips, nn) and np.array_equal(mips, cos)),
-                          t(f"{C}.overlap", p=f"{100 * overlap:.0f}")),
+                kit.Check(page.tr("check_range"),
+                          bool(np.all((fr >= 0) & (fr <= 1) & (tr >= 0) & (tr <= 1)))),
+                kit.Check(page.tr("check_all"), fr[-1] == 1.0 and tr[-1] == 1.0),
+                kit.Check(page.tr("check_equal"), not equal or bool(
+                    np.array_equal(best, nn) and np.array_equal(best, cos)),
+                    page.tr("overlap", p=f"{100 * rt.recall(nn, best).mean():.0f}")),
             ],
         )  # fmt: skip
 
 
-kit.intro(C)
-view = state.choice(t(f"{C}.view"), f"{C}_view", ("routing", "mips"), "routing",
-                    format_func=lambda v: t(f"{C}.tab_{v}"))  # fmt: skip
-kit.explain(C, view)
-top = st.columns([1, 2, 1])
-with top[0]:
-    seed = state.number(t(f"{C}.seed"), f"{C}_seed", 0, 10_000, 0)
-with kit.guard():
-    if view == "routing":
-        with top[1]:
-            causal = state.toggle(t(f"{C}.causal"), f"{C}_causal", False)
-        routing_view(seed, causal)
-    else:
-        with top[1]:
-            equal = state.toggle(t(f"{C}.normalise"), f"{C}_normalise", False)
-        mips_view(seed, equal)
-state.show_notices()
-kit.try_this(C)
-kit.exercise(C, exercises.routing_clustering)
-kit.show_code(C, rt.kmeans, rt.assign, rt.routing_mask, rt.top_k_inner_product,
-              rt.search_flat, rt.search_tree, rt.recall)  # fmt: skip
+page.run()

@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from core import toydata
 from core import attention as att
+from core import routing as rt
 from core import softmax as sm
+from core import toydata
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -98,7 +99,7 @@ def scene_tokens(side: int) -> tuple[np.ndarray, np.ndarray]:
     return rgb, sra.image_features(rgb)
 
 
-# ---- issue 5: Reformer LSH and routing (appended) ------------------------------------------
+# ---- Reformer LSH and routing ------------------------------------------------------------
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -136,10 +137,8 @@ def lsh_mass_curve(
 def routing_recall_curves(
     n_keys: int, n_queries: int, dim: int, top_k: int, k1: int, k2: int, equal_norms: bool,
     seed: int,
-) -> dict[str, np.ndarray]:  # fmt: skip
+) -> rt.RecallCurves:  # fmt: skip
     """Recall of the true top-K against dot products, flat and hierarchical k-means."""
-    from core import routing as rt
-
     keys, q = toydata.mips_keys(n_keys, n_queries, dim, 12, np.random.default_rng([seed, 1]),
                            equal_norms=equal_norms)  # fmt: skip
     return rt.recall_curves(q, keys, top_k, k1, k2, np.random.default_rng([seed, 2]))

@@ -1,4 +1,4 @@
-"""Exercises (issue 9): one predict-then-reveal question per page, drawn from a seed.
+"""Exercises: one predict-then-reveal question per page, drawn from a seed.
 
 Each maker is a pure function of ``rng``: it draws the question's numbers, computes the
 answer with the page's ``core`` functions (never a hard-coded answer) and returns a

@@ -64,3 +64,33 @@ def test_url_restores_the_view():
     assert at.slider(key=f"{C}_angle").value == 120
     assert at.number_input(key=f"{C}_seed").value == 3
     assert "\\theta = 120^\\circ" in latex(at)
+
+
+def test_the_plane_shows_the_measured_sectors_and_how_many_buckets_own_one():
+    at = open_page(PAGE, {f"{C}_b": "16"})
+    text = latex(at)
+    first = text.split("\\varphi_{0..7} = (")[1].split(")")[0].split(",\\ ")
+    second = text.split("\\varphi_{8..15} = (")[1].split(")")[0].split(",\\ ")
+    assert first == second and len(first) == 8  # bucket k + b/2 mirrors bucket k
+    assert "\\sum_k \\varphi_k = 360^\\circ" in text
+    owned = 2 * sum(float(a) > 0 for a in first)
+    assert 2 <= owned < 16  # some buckets are empty
+    assert f"{owned} of 16 buckets own one" in text and ":red-badge[" not in text
+    at = open_page(PAGE, {f"{C}_dim": "16"})
+    assert "varphi" not in latex(at) and "own one" not in latex(at)  # no sectors in 16-D
+
+
+def test_attention_numbers_are_the_papers_sets_recomputed_from_core():
+    import numpy as np
+
+    from core import lsh, toydata
+
+    at = open_page(PAGE, {f"{C}_view": "attention", f"{C}_b": "8", f"{C}_rounds": "2"})
+    text = latex(at)
+    x = toydata.unit_clusters(32, 8, 4, 0.4, np.random.default_rng(0))
+    h = lsh.lsh_buckets(x, lsh.random_rotations(8, 8, np.random.default_rng([0, 8]), 2))
+    mask = lsh.chunked_lsh_mask(h, 4)
+    mass = lsh.kept_attention_mass(lsh.shared_qk_attention(x, 8.0), mask).mean()
+    assert f"a_{{ij}} = {mass:.3f}" in text
+    assert f"\\frac{{{int(mask.sum())}}}{{32^2}}" in text and f"|S_0| = {mask[0].sum()}" in text
+    assert "every allowed pair shares a bucket" in text and ":red-badge[" not in text

@@ -54,3 +54,11 @@ def test_bad_link_parameters_fall_back_with_a_notice():
     assert at.slider(key=f"{C}_probe").value == 3
     notice = " ".join(c.value for c in at.caption)
     assert f"{C}_probe" in notice
+
+
+def test_the_causal_rule_is_j_at_most_i_and_every_token_sees_itself():
+    at = open_page(PAGE, {f"{C}_causal": "1"})
+    text = latex(at)
+    assert "j \\le i" in text and "every token sees itself" in text
+    assert "Σ nⱼ(nⱼ + 1)/2" in text and ":red-badge[" not in text
+    assert "j \\le i" not in latex(open_page(PAGE))

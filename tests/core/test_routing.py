@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from core import toydata
 from core import routing as rt
+from core import toydata
 
 finite = st.floats(-10, 10, allow_nan=False, allow_infinity=False)
 
@@ -106,10 +106,11 @@ def test_recall_is_in_unit_interval_and_one_when_every_cluster_is_scanned(seed, 
 def test_recall_curves_rise_to_one_and_the_tree_needs_fewer_centroid_products():
     curves = rt.recall_curves(*reversed(toydata.mips_keys(400, 32, 8, 8, np.random.default_rng(1))),
                               10, 4, 4, np.random.default_rng(2))  # fmt: skip
-    assert curves["flat_recall"][-1] == 1.0 and curves["tree_recall"][-1] == 1.0
-    assert np.all((curves["flat_recall"] >= 0) & (curves["flat_recall"] <= 1))
-    assert np.all(np.diff(curves["flat_recall"]) >= -1e-12)
-    assert curves["tree_dots"][0] < curves["flat_dots"][0]
+    assert curves.flat_recall[-1] == 1.0 and curves.tree_recall[-1] == 1.0
+    assert np.all((curves.flat_recall >= 0) & (curves.flat_recall <= 1))
+    assert np.all(np.diff(curves.flat_recall) >= -1e-12)
+    assert curves.tree_dots[0] < curves.flat_dots[0]
+    assert curves.n_keys == 400 and curves.probes.tolist() == list(range(1, 17))
 
 
 @given(st.integers(0, 2**31), st.integers(1, 6))
@@ -129,3 +130,38 @@ def test_with_unequal_norms_mips_prefers_long_keys():
     assert rt.top_k_inner_product(q, keys, 1)[0, 0] == 1
     assert rt.top_k_nearest(q, keys, 1)[0, 0] == 0
     assert rt.top_k_cosine(q, keys, 1)[0, 0] == 0
+
+
+def test_equal_norms_are_sufficient_not_necessary_for_mips_to_be_nearest_neighbour():
+    """Unequal norms, yet for this query the largest q·k is also the nearest key."""
+    keys = np.array([[2.0, 0.0], [0.0, 1.0], [-3.0, 0.0]])
+    q = np.array([[1.9, 0.1]])
+    assert len(set(np.linalg.norm(keys, axis=1))) == 3
+    assert rt.top_k_inner_product(q, keys, 3).tolist() == rt.top_k_nearest(q, keys, 3).tolist()
+
+
+def test_causal_routing_keeps_the_diagonal_as_the_released_code_does():
+    """google-research routing_transformer: a cluster's keys sorted by position, then the
+    lower-triangular bias "up to and including its own" position (j ≤ i)."""
+    labels = np.array([2, 0, 2, 1, 0, 2])
+    mask = rt.routing_mask(labels, causal=True)
+    assert np.all(np.diag(mask)) and mask.sum(axis=1).min() == 1
+    firsts = [int(np.flatnonzero(labels == c)[0]) for c in np.unique(labels)]
+    assert all(mask[i].sum() == 1 for i in firsts)  # the first of a cluster sees only itself
+    # oracle: per cluster, a lower triangle over its members in position order
+    expected = np.zeros((6, 6), bool)
+    for c in np.unique(labels):
+        idx = np.flatnonzero(labels == c)
+        expected[np.ix_(idx, idx)] = np.tril(np.ones((len(idx), len(idx)), bool))
+    assert np.array_equal(mask, expected)
+
+
+def test_bad_points_raise_core_errors_with_codes():
+    from core.errors import CoreError
+
+    with pytest.raises(CoreError) as err:
+        rt.kmeans(np.array([[0.0, np.nan], [1.0, 1.0]]), 1, np.random.default_rng(0))
+    assert err.value.code == "not_finite"
+    with pytest.raises(CoreError) as err:
+        rt.kmeans(np.zeros(4), 1, np.random.default_rng(0))
+    assert err.value.code == "wrong_ndim"

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import toydata
-from core import lsh
+from core import lsh, toydata
 from figures import lsh as figs
 from tests.figures.validation import assert_valid_plotly
 

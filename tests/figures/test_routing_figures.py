@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import toydata
 from core import routing as rt
+from core import toydata
 from figures import routing as figs
 from tests.figures.validation import assert_valid_plotly
 
@@ -50,8 +50,8 @@ def test_mask_figure_draws_the_mask_as_zero_one():
 def test_recall_figure_marks_the_current_probe_on_both_curves_and_the_exhaustive_line():
     fig = figs.recall_figure(CURVES, 3, title="r", x_title="dots", y_title="recall")
     flat, tree, now = fig.data
-    np.testing.assert_allclose(flat.y, CURVES["flat_recall"])
-    np.testing.assert_allclose(now.x, [CURVES["flat_dots"][2], CURVES["tree_dots"][2]])
+    np.testing.assert_allclose(flat.y, CURVES.flat_recall)
+    np.testing.assert_allclose(now.x, [CURVES.flat_dots[2], CURVES.tree_dots[2]])
     assert fig.layout.shapes[0].x0 == 80
     other = figs.recall_figure(CURVES, 1, title="r", x_title="dots", y_title="recall")
     assert other.layout.to_plotly_json() == fig.layout.to_plotly_json()
