@@ -189,11 +189,12 @@ def elbo_view(s: dif.Schedule, x0: np.ndarray) -> None:
     expected = w_beta[i] * (eps - eps_theta) ** 2
     kit.formula(
         "\\begin{gathered}"
-        "L = \\underbrace{D_{\\mathrm{KL}}\\big(q(x_T\\mid x_0)\\,\\|\\,p(x_T)\\big)}"
+        "L = \\mathbb E_{q}\\Big[\\underbrace{D_{\\mathrm{KL}}\\big(q(x_T\\mid x_0)"
+        "\\,\\|\\,p(x_T)\\big)}"
         f"_{{L_T\\, =\\, {sci(L_T, 3)}\\ \\text{{bits/dim}}}}"
         " + \\sum_{t=2}^{" + str(T) + "}\\underbrace{D_{\\mathrm{KL}}\\big(q(x_{t-1}\\mid x_t, x_0)"
         "\\,\\|\\,p_\\theta(x_{t-1}\\mid x_t)\\big)}_{L_{t-1}}"
-        "\\ \\underbrace{-\\log p_\\theta(x_0\\mid x_1)}_{L_0}\\\\[6pt]"
+        "\\ \\underbrace{-\\log p_\\theta(x_0\\mid x_1)}_{L_0}\\Big]\\\\[6pt]"
         "L_{t-1} = \\lambda_t\\,\\mathbb E\\big\\|\\epsilon"
         " - \\epsilon_\\theta(\\sqrt{\\bar\\alpha_t}\\,x_0"
         " + \\sqrt{1-\\bar\\alpha_t}\\,\\epsilon,\\ t)\\big\\|^2 + C,\\qquad"

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.app.conftest import latex, open_page
+from tests.app.conftest import ROOT, latex, open_page
 
 PAGE = "diffusion_loss.py"
 
@@ -158,3 +158,15 @@ def test_the_exercise_reveals_the_right_answer_for_several_seeds():
             kl = 0.5 * (math.log(v_q / v_p) + (v_p + (m_p - m_q) ** 2) / v_q - 1)
             assert math.isclose(float(answer), kl, rel_tol=1e-5, abs_tol=1e-9)
     assert kinds == {"variance", "schedule", "kl"}
+
+
+def test_the_expectation_covers_the_whole_bound():
+    """DDPM eq. 5: L = E_q[L_T + Σ L_{t−1} + L_0], the expectation over every term; and in
+    the derivation the log takes the whole ratio p_θ(x_0:T) / q(x_1:T | x_0)."""
+    at = open_page(PAGE, {"diffusion_loss_view": "elbo"})
+    text = latex(at)
+    start, end = text.index("\\mathbb E_{q}\\Big["), text.index("\\Big]")
+    assert start < text.index("_{L_T") < text.index("_{L_{t-1}}") < text.index("_{L_0}") < end
+    for lang in ("en", "ja"):
+        md = (ROOT / "assets/content" / lang / "diffusion_loss.md").read_text(encoding="utf-8")
+        assert "E_q[−log (p_θ(x₀:T) / q(x₁:T | x₀))]" in md
