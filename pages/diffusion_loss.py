@@ -9,6 +9,7 @@ import numpy as np
 import streamlit as st
 
 from core import diffusion as dif
+from core import stats
 from figures import diffusion_loss as figs
 from ui import kit, state
 from ui.boot import require_entrypoint
@@ -94,10 +95,6 @@ def posterior_view(s: dif.Schedule) -> None:
     )  # fmt: skip
 
 
-def normal_pdf(x: np.ndarray, mean: float, var: float) -> np.ndarray:
-    return np.exp(-((x - mean) ** 2) / (2 * var)) / math.sqrt(2 * math.pi * var)
-
-
 @kit.fragment
 def kl_view() -> None:
     """Two Gaussians: their densities, the integrand p ln(p/q) and the closed-form KL."""
@@ -110,7 +107,7 @@ def kl_view() -> None:
         m_q = state.select_slider(t(f"{C}.mean_q"), f"{C}_mean_q", MEANS, 1.0)
     with cols[3]:
         v_q = state.select_slider(t(f"{C}.var_q"), f"{C}_var_q", VARIANCES, 2.0)
-    p, q = normal_pdf(X, m_p, v_p), normal_pdf(X, m_q, v_q)
+    p, q = stats.normal_pdf(X, m_p, v_p), stats.normal_pdf(X, m_q, v_q)
     kit.chart(figs.kl_figure(
         X, p, q, titles=(t(f"{C}.density_title"), t(f"{C}.integrand_title")),
         x_title="x", y_titles=(t(f"{C}.density_axis"), "p(x) · ln(p(x)/q(x))"),
@@ -121,9 +118,9 @@ def kl_view() -> None:
     )
     # Monte Carlo: E_p[ln p(x) − ln q(x)] over fixed draws x ~ p
     x = m_p + math.sqrt(v_p) * np.random.default_rng(0).standard_normal(MC_DRAWS)
-    log_ratio = np.log(normal_pdf(x, m_p, v_p)) - np.log(normal_pdf(x, m_q, v_q))
+    log_ratio = np.log(stats.normal_pdf(x, m_p, v_p)) - np.log(stats.normal_pdf(x, m_q, v_q))
     mc, se = float(log_ratio.mean()), float(log_ratio.std() / math.sqrt(MC_DRAWS))
-    pf, qf = normal_pdf(X_FINE, m_p, v_p), normal_pdf(X_FINE, m_q, v_q)
+    pf, qf = stats.normal_pdf(X_FINE, m_p, v_p), stats.normal_pdf(X_FINE, m_q, v_q)
     integrand = np.where(pf > 0, pf * np.log(np.maximum(pf, 1e-300) / qf), 0.0)
     area = float(np.sum((integrand[1:] + integrand[:-1]) / 2) * (X_FINE[1] - X_FINE[0]))
     same = m_p == m_q and v_p == v_q

@@ -10,7 +10,7 @@ import numpy as np
 import streamlit as st
 
 from core import diffusion as dif
-from core import images
+from core import images, stats
 from figures import diffusion as figs
 from ui import kit, state
 from ui.boot import require_entrypoint
@@ -28,8 +28,10 @@ KINDS = ("linear", "cosine")
 VIEWS = ("pixel", "chain")
 CHANNELS = ("R", "G", "B")
 N_DRAWS = 10_000  # draws of x_t at one pixel
-SE = 4.0  # a sample statistic passes within 4 standard errors (false ✗: ~6e-5 per check)
-KS_999 = 1.95  # Kolmogorov–Smirnov: P(√n·D > 1.95) ≈ 0.001 for a correct distribution
+SE = 4.0  # a sample statistic passes within 4 standard errors (false ✗: P(|Z| > 4) = 6.3e-5)
+KS_999 = 1.95  # Kolmogorov–Smirnov: P(√n·D > 1.95) = stats.kolmogorov_tail(1.95) ≈ 0.001
+# how often a correct chain shows ✗ on one moment badge (mean and variance within 4 SE)
+FALSE_ALARM = stats.any_fails(stats.two_sided_tail(SE), 2)
 
 
 def signed(x: float, digits: int = 3) -> str:
@@ -49,14 +51,6 @@ def kind_name(kind: str) -> str:
 def frame_steps(T: int) -> list[int]:
     """N_FRAMES steps from 1 to T, evenly spaced."""
     return np.unique(np.round(np.linspace(1, T, N_FRAMES)).astype(int)).tolist()
-
-
-def normal_pdf(x: np.ndarray, mean: float, var: float) -> np.ndarray:
-    return np.exp(-((x - mean) ** 2) / (2 * var)) / math.sqrt(2 * math.pi * var)
-
-
-def normal_cdf(x: np.ndarray, mean: float, var: float) -> np.ndarray:
-    return 0.5 * (1 + np.vectorize(math.erf)((x - mean) / math.sqrt(2 * var)))
 
 
 kit.intro(C)
@@ -129,17 +123,15 @@ def pixel_probe(x0: np.ndarray, kind: str, seed: int, row: int, col: int, ch: in
     counts, _ = np.histogram(draws, edges)
     grid = np.linspace(edges[0], edges[-1], 181)
     kit.chart(figs.pixel_figure(
-        edges, counts / (N_DRAWS * np.diff(edges)), grid, normal_pdf(grid, mean, var),
-        normal_pdf(grid, 0.0, 1.0), mean, value, title=t(f"{C}.pixel_title", n=f"{N_DRAWS:,}"),
+        edges, counts / (N_DRAWS * np.diff(edges)), grid, stats.normal_pdf(grid, mean, var),
+        stats.normal_pdf(grid, 0.0, 1.0), mean, value,
+        title=t(f"{C}.pixel_title", n=f"{N_DRAWS:,}"),
         x_title=t(f"{C}.pixel_axis"), y_title=t(f"{C}.density_axis"),
         names=(t(f"{C}.draws"), "𝒩(√ᾱₜ x₀, 1 − ᾱₜ)", "𝒩(0, 1)", "√ᾱₜ x₀", "x₀"),
     ), key=f"{C}_pixel_chart")  # fmt: skip
     m, v = float(draws.mean()), float(draws.var(ddof=1))
     se_m, se_v = sd / math.sqrt(N_DRAWS), var * math.sqrt(2 / (N_DRAWS - 1))
-    ordered = np.sort(draws)
-    cdf = normal_cdf(ordered, mean, var)
-    k = np.arange(1, N_DRAWS + 1) / N_DRAWS
-    D = float(max(np.max(k - cdf), np.max(cdf - (k - 1 / N_DRAWS))))
+    D = stats.ks_distance_normal(draws, mean, var)
     n_tex = f"{N_DRAWS:,}".replace(",", "{,}")
     kit.formula(
         "\\begin{gathered}"
@@ -219,7 +211,7 @@ def chain_view(x0: np.ndarray, eps: np.ndarray, kind: str, seed: int) -> None:
         f" = \\sqrt{{\\bar\\alpha_t}},\\qquad {alpha:.5f}\\cdot(1-{a_prev:.5f}) + {beta:.5f}"
         f" = {alpha * (1 - a_prev) + beta:.5f} = 1-\\bar\\alpha_t"
         "\\end{gathered}",
-        caption=t(f"{C}.chain_caption", n=f"{n:,}"),
+        caption=t(f"{C}.chain_caption", n=f"{n:,}", once=f"{round(1 / FALSE_ALARM, -2):,.0f}"),
         checks=[
             kit.Check(t(f"{C}.check_induction"), max(mean_gap, var_gap.max()) <= 1e-12,
                       t(f"{C}.every_s", t=step)),

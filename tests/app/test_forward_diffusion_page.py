@@ -232,3 +232,10 @@ def test_the_exercise_box_shows_the_question_of_its_seed():
     at.run()
     shown = [m.value for m in at.expander[0].markdown]
     assert load_maker()(np.random.default_rng(4242)).question in shown
+
+
+def test_the_chain_caption_states_the_computed_false_alarm_rate():
+    """Two checks at 4 standard errors: 1 / (1 − (1 − P(|Z| > 4))²) ≈ 7,900 views, not 15,000."""
+    at = open_page(PAGE, {"forward_diffusion_view": "chain"})
+    captions = " ".join(m.value for m in at.markdown)
+    assert "about once in 7,900 views" in captions and "15,000" not in captions
