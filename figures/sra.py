@@ -104,26 +104,26 @@ def attention_maps_figure(
 def cost_figure(
     tokens: Array, ratios: Sequence[int], n: int, current: Sequence[float], *, title: str,
     x_title: str, y_title: str,
-    hovertemplate: str = "N = %{x:,}<br>%{y:,.0f} entries<extra></extra>",
+    hovertemplate: str = "H·W = %{x:,}<br>%{y:,.0f} entries<extra></extra>",
 ) -> go.Figure:  # fmt: skip
-    """Attention entries N²/R² against N on log-log axes, one line per R, current N marked.
+    """Attention entries (HW)²/R² against HW tokens, log-log, one line per R, current HW marked.
 
     ``hovertemplate`` is the hover text of a line's point.
 
-    Traces: [0..len(ratios)-1] one line per R, [-1] markers at the current N.
+    Traces: [0..len(ratios)-1] one line per R, [-1] markers at the current HW.
     """
     tokens = np.asarray(tokens, dtype=float)
     colours = (GREY, BLUE, GREEN, ORANGE, VERMILLION)
     data = [
         {"type": "scatter", "x": _list(tokens), "y": _list(tokens**2 / R**2), "mode": "lines",
-         "name": "N²" if R == 1 else f"N²/{R * R} (R = {R})",
+         "name": "(HW)²" if R == 1 else f"(HW)²/{R * R} (R = {R})",
          "line": {"color": colours[i % len(colours)], "dash": "dash" if R == 1 else "solid"},
          "hovertemplate": hovertemplate}
         for i, R in enumerate(ratios)
     ]  # fmt: skip
     data.append({"type": "scatter", "x": [n] * len(current), "y": _list(current),
-                 "mode": "markers", "name": "N", "marker": CURRENT, "showlegend": False,
-                 "hovertemplate": "N = %{x:,}<br>%{y:,.0f}<extra></extra>"})  # fmt: skip
+                 "mode": "markers", "name": "HW", "marker": CURRENT, "showlegend": False,
+                 "hovertemplate": "H·W = %{x:,}<br>%{y:,.0f}<extra></extra>"})  # fmt: skip
     lay = layout(title=title, x=x_title, y=y_title, height=380, xaxis={"type": "log"},
                  yaxis={"type": "log", "exponentformat": "power"})  # fmt: skip
     lay["legend"] = {"orientation": "v", "x": 0.01, "y": 0.99, "xanchor": "left", "yanchor": "top",
@@ -135,10 +135,10 @@ def stage_tokens_figure(
     rows: Sequence[dict[str, Any]], *, title: str, y_title: str, names: tuple[str, str],
     stage_label: str = "stage {n}",
 ) -> go.Figure:  # fmt: skip
-    """Tokens per PVT stage before (N_i) and after (N_i/R_i²) spatial reduction, log y.
+    """Tokens per PVT stage before (H_iW_i) and after (H_iW_i/R_i²) spatial reduction, log y.
 
     ``stage_label`` names the bars' categories (``{n}`` = the stage number).
-    Traces: [0] query tokens N_i, [1] key/value tokens N_i / R_i².
+    Traces: [0] query tokens H_iW_i, [1] key/value tokens H_iW_i / R_i².
     """
     stages = [stage_label.format(n=r["stage"]) for r in rows]
     data = [

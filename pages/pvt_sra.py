@@ -57,7 +57,7 @@ def attention_view(side: int, R: int) -> None:
     patched = sra.reshape_for_reduction(x, side, side, R)
     kit.formula(
         "\\begin{gathered}"
-        f"x \\in \\mathbb{{R}}^{{{N}\\times{D}}}"
+        f"x \\in \\mathbb{{R}}^{{(HW)\\times C}} = \\mathbb{{R}}^{{{N}\\times{D}}}"
         f"\\xrightarrow{{\\mathrm{{Reshape}}(x,\\,{R})}}"
         f"\\mathbb{{R}}^{{{N // R**2}\\times{R * R * D}}}"
         f"\\xrightarrow{{W^S\\in\\mathbb{{R}}^{{{R * R * D}\\times{D}}}}}"
@@ -66,7 +66,7 @@ def attention_view(side: int, R: int) -> None:
         f"a_{{({row},{col})}} = \\mathrm{{softmax}}\\!\\left(\\frac{{q\\,\\mathrm{{SR}}(K)^\\top}}"
         f"{{\\sqrt{{{D}}}}}\\right)\\in\\mathbb{{R}}^{{{N // R**2}}},\\quad "
         f"\\max a = {reduced.max():.4f}\\ (\\text{{{t(f'{C}.full_tex')}: }}{full.max():.4f})"
-        f"\\\\[6pt]N^2 = {num(N * N)}\\ \\to\\ N^2/R^2 = {num(N * N // R**2)}\\ "
+        f"\\\\[6pt](HW)^2 = {num(N * N)}\\ \\to\\ (HW)^2/R^2 = {num(N * N // R**2)}\\ "
         f"\\text{{{t(f'{C}.entries_tex')}}}"
         "\\end{gathered}",
         checks=[
@@ -96,8 +96,8 @@ def cost_view() -> None:
         f"| {r} | {N * N // r**2:,} | {4 * N * N / r**2 / 2**20:,.2f} MiB |" for r in RATIOS
     ))  # fmt: skip
     kit.formula(
-        f"\\text{{{t(f'{C}.image_tex')} }} {side}^2 \\to N = ({side}/4)^2 = {num(N)}:\\quad "
-        f"N^2 = {num(N * N)},\\quad N^2/8^2 = {num(N * N // 64)}",
+        f"\\text{{{t(f'{C}.image_tex')} }} {side}^2 \\to H_1W_1 = ({side}/4)^2 = {num(N)}:\\quad "
+        f"(H_1W_1)^2 = {num(N * N)},\\quad (H_1W_1)^2/8^2 = {num(N * N // 64)}",
         checks=[
             kit.Check(t(f"{C}.check_ratio"), all(
                 sra.attention_cost(N, r)["entries"] == r * r * sra.attention_cost(N, r)[

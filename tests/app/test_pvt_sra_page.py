@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import latex, open_page
+from tests.app.conftest import ROOT, latex, open_page
 
 PAGE = "pvt_sra.py"
 
@@ -71,3 +71,17 @@ def test_bad_url_parameters_fall_back_with_a_notice():
     assert at.radio(key="pvt_sra_view").value == "attention"
     notice = " ".join(c.value for c in at.caption)
     assert "pvt_sra_R" in notice and "pvt_sra_view" in notice
+
+
+def test_n_i_means_heads_only_and_tokens_are_h_w():
+    """PVT's notation (Wang et al. 2021): Nᵢ heads of stage i, HᵢWᵢ tokens — never N for both."""
+    import json
+
+    for lang in ("en", "ja"):
+        strings = json.loads((ROOT / "assets/i18n" / lang / "pvt_sra.json").read_text("utf-8"))
+        md = (ROOT / "assets/content" / lang / "pvt_sra.md").read_text("utf-8")
+        assert "N_i" in strings["pvt_sra.col_heads"]
+        assert "H_iW_i" in strings["pvt_sra.q_tokens"] and "H_iW_i" in strings["pvt_sra.kv_tokens"]
+        assert "N トークン" not in md and "N tokens" not in md and "N×N" not in md
+    at = open_page(PAGE, {"pvt_sra_view": "cost"})
+    assert "H_1W_1 = (224/4)^2" in latex(at) and "N = (" not in latex(at)
