@@ -474,3 +474,25 @@ def time_orderings(
 def loglog_slope(x: ArrayLike, y: ArrayLike) -> float:
     """Least-squares slope of log y against log x (the exponent p in y ~ x^p)."""
     return float(np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)[0])
+
+
+def diagonal_max_rows(weights: ArrayLike) -> BoolArray:
+    """Which rows of a square attention map have their largest weight on the diagonal.
+
+    With identity projections (q = k = x) the diagonal is *often* the brightest, but not
+    always: xᵢ·xⱼ > |xᵢ|² as soon as |xⱼ| cos θᵢⱼ > |xᵢ|, a longer key pointing close to xᵢ.
+    A tie counts as on the diagonal.
+
+    Args:
+        weights: (N, N) attention weights (or scores: softmax keeps each row's order).
+
+    Returns:
+        (N,) bool, True where row i's maximum is at column i.
+
+    >>> diagonal_max_rows([[0.6, 0.4], [0.7, 0.3]]).tolist()
+    [True, False]
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 2 or w.shape[0] != w.shape[1]:
+        raise ValueError(f"a square (N, N) map is needed, got shape {w.shape}")
+    return np.diagonal(w) >= w.max(axis=1)

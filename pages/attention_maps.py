@@ -84,6 +84,12 @@ def query_view(tokens: list[str], q: np.ndarray, k: np.ndarray, v: np.ndarray) -
         output_range=float(np.abs(v).max()) * 1.05,
         hovertemplate=t(f"{C}.hover_key_weight", k="%{x}", a="%{y:.4f}") + "<extra></extra>",
     ), key=f"{C}_row_chart")  # fmt: skip
+    # softmax keeps each row's order, so the brightest cell is the largest score; with
+    # identity projections that is often, not always, the diagonal (a longer key can win)
+    scores = q @ k.T
+    _, full = att.scaled_dot_product_attention(q, k, v)
+    order_kept = bool(np.array_equal(full.argmax(axis=1), scores.argmax(axis=1)))
+    diagonal = att.diagonal_max_rows(full)
     top = np.argsort(row)[::-1][:3]
     terms = " + ".join(f"{row[j]:.3f}\\,v_{{{j}}}" for j in top)
     rest = "" if N <= 3 else " + \\cdots"
@@ -98,6 +104,8 @@ def query_view(tokens: list[str], q: np.ndarray, k: np.ndarray, v: np.ndarray) -
             kit.Check(t(f"{C}.check_convex"), bool(np.all(o <= v.max(0) + 1e-12)
                                                     & np.all(o >= v.min(0) - 1e-12))),
             kit.Check(t(f"{C}.check_weighted_sum"), np.allclose(o, row @ v, atol=1e-12)),
+            kit.Check(t(f"{C}.check_order"), order_kept,
+                      t(f"{C}.diagonal_rows", k=int(diagonal.sum()), n=N)),
         ],
     )  # fmt: skip
 

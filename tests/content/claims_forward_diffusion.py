@@ -2,30 +2,20 @@
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
 from core import diffusion as dif
 from core import stats
-from tests.content.claims import Claim
-
-PAGE = Path(__file__).resolve().parents[2] / "pages" / "forward_diffusion.py"
-
-
-def page_constant(name: str) -> object:
-    """A module-level constant of the page, read from its source (the page is a script)."""
-    for node in ast.parse(PAGE.read_text()).body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == name:
-            return ast.literal_eval(node.value)
-    raise KeyError(name)
-
+from tests.content.claims import Claim, page_constant
 
 CLAIMS = [
     Claim("0.02", lambda: f"{dif.make_schedule('linear', 1000).betas[-1]:g}", why="β_T, linear"),
-    Claim("40", lambda: str(page_constant("N_FRAMES")), why="frames the browser scrubs"),
+    Claim(
+        "40",
+        lambda: str(page_constant("forward_diffusion", "N_FRAMES")),
+        why="frames the browser scrubs",
+    ),
     Claim(
         "6.3",
-        lambda: f"{stats.two_sided_tail(page_constant('SE')) * 1e5:.1f}",
+        lambda: f"{stats.two_sided_tail(page_constant('forward_diffusion', 'SE')) * 1e5:.1f}",
         why="P(|Z| > 4) in units of 10⁻⁵",
     ),  # fmt: skip
     Claim(

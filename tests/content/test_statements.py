@@ -23,3 +23,13 @@ def test_lambda_t_falls_then_rises_for_every_schedule():
         low = int(np.argmin(w))
         assert 0 < low < len(w) - 1 and w[0] > w[low] < w[-1], kind
     assert "not monotone" in content_text("diffusion_loss", "en")
+
+
+def test_identity_projections_put_the_maximum_on_the_diagonal_in_six_of_ten_rows():
+    """attention_maps: 'At d = 4 and seed 0 only 6 of the 10 rows have their maximum on the
+    diagonal' (single digits, so the number finder leaves them to this test)."""
+    from tests.content.claims_attention_maps import diagonal_rows
+
+    assert diagonal_rows(4, 0) == 6
+    assert "only 6 of the 10 rows" in content_text("attention_maps", "en")
+    assert "10 行中 6 行" in content_text("attention_maps", "ja")

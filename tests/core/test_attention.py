@@ -339,3 +339,23 @@ def test_timing_returns_medians_and_slope_recovers_a_power_law():
     assert e.shape == r.shape == (2,) and np.all(e > 0) and calls == [0.5, 1.0]
     n = np.array([10, 100, 1000])
     assert at.loglog_slope(n, 3 * n**2.0) == pytest.approx(2.0)
+
+
+def test_the_diagonal_is_not_always_the_brightest_with_identity_projections():
+    """xᵢ·xⱼ > |xᵢ|² when a longer key points close to xᵢ: row 0 prefers key 1."""
+    x = np.array([[1.0, 0.0], [2.0, 0.2], [0.0, 1.0]])
+    _, w = at.scaled_dot_product_attention(x, x, x)
+    assert at.diagonal_max_rows(w).tolist() == [False, True, True]
+    # the page's default sentence at d = 4, seed 0: 6 of 10 rows (the explanation says so)
+    tokens = at.tokenize("the cat sat on the mat because it was tired")
+    e = at.token_embeddings(tokens, 4, 0)
+    assert int(at.diagonal_max_rows(at.scaled_dot_product_attention(e, e, e)[1]).sum()) == 6
+
+
+@given(st.integers(2, 12), st.integers(0, 10_000))
+def test_diagonal_max_rows_agree_on_scores_and_weights(n, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, 3)) * rng.uniform(0.2, 3, (n, 1))
+    scores = x @ x.T / np.sqrt(3)
+    _, w = at.scaled_dot_product_attention(x, x, x)
+    assert np.array_equal(at.diagonal_max_rows(scores), at.diagonal_max_rows(w))

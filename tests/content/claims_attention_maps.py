@@ -1,0 +1,36 @@
+"""The numbers of the attention-maps explanation, recomputed from ``core`` and the page."""
+
+from __future__ import annotations
+
+import re
+
+from core import attention as att
+from tests.content.claims import ROOT, Claim, page_constant
+
+SOURCE = (ROOT / "pages" / "attention_maps.py").read_text(encoding="utf-8")
+SENTENCE = re.search(r'_sentence",\s*"([^"]+)"', SOURCE).group(1)  # the default sentence
+
+
+def diagonal_rows(d: int, seed: int) -> int:
+    x = att.token_embeddings(att.tokenize(SENTENCE), d, seed)
+    return int(att.diagonal_max_rows(att.scaled_dot_product_attention(x, x, x)[1]).sum())
+
+
+CLAIMS = [
+    Claim("10", lambda: str(len(att.tokenize(SENTENCE))), why="tokens of the default sentence"),
+    Claim(
+        "16",
+        lambda: str(page_constant("attention_maps", "SCALING_TOKENS")),
+        why="tokens of the scaling view: ln 16",
+    ),  # fmt: skip
+    Claim(
+        "1024",
+        lambda: str(max(page_constant("attention_maps", "SCALING_DIMS"))),
+        why="the largest D of the scaling view",
+    ),  # fmt: skip
+]
+
+NOT_CLAIMS = {
+    "2017": "Vaswani et al. 2017",
+    "3.2": "the paper's section 3.2.2",
+}
