@@ -233,6 +233,58 @@ class PMA(nn.Module):
         return self.mab(S, self.rff(Z), return_attention)
 
 
+class SetTransformer(nn.Module):
+    """The whole model of Lee et al. 2019, §3.3 (eq. 12-13): encoder, decoder, output.
+
+        Encoder(X) = ISAB_m(ISAB_m(X))   (or SAB(SAB(X)) with ``num_inducing=None``)
+        Decoder(Z) = rFF(SAB(PMA_k(Z)))  then a linear map to ``dim_out``
+
+    The encoder is permutation-*equivariant*, PMA makes the output permutation-*invariant*:
+    k output vectors that do not depend on the order of the set's elements, for any weights.
+
+    Args:
+        dim_in, dim_out: widths of an element and of each output vector.
+        dim: width inside the model; num_heads: h, divides ``dim``.
+        num_inducing: m of each ISAB, ``None`` for SAB (n² weights) in the encoder.
+        num_seeds: k, the number of output vectors.
+        generator: seeds every parameter.
+    """
+
+    def __init__(
+        self, dim_in: int, dim_out: int, dim: int = 16, num_heads: int = 4,
+        num_inducing: int | None = 8, num_seeds: int = 1, generator: torch.Generator | None = None,
+    ) -> None:  # fmt: skip
+        super().__init__()
+        g = _generator(generator)
+        if num_inducing is None:
+            blocks = [SAB(d, dim, num_heads, generator=g) for d in (dim_in, dim)]
+        else:
+            blocks = [ISAB(d, dim, num_heads, num_inducing, generator=g) for d in (dim_in, dim)]
+        self.encoder = nn.ModuleList(blocks)
+        self.pool = PMA(dim, num_heads, num_seeds, generator=g)
+        self.mix = SAB(dim, dim, num_heads, generator=g)  # the k outputs read each other
+        self.rff = RowFF(dim, g)
+        self.out = SeededLinear(dim, dim_out, g)
+
+    def stages(self, X: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
+        """Every intermediate result, in order: (name, tensor) from the input to the output."""
+        out = [("X", X)]
+        Z = X
+        for i, block in enumerate(self.encoder, start=1):
+            Z = block(Z)
+            out.append((f"encoder {i}", Z))  # (B, n, dim)
+        P = self.pool(Z)
+        out.append(("PMA", P))  # (B, k, dim)
+        M = self.mix(P)
+        out.append(("SAB", M))  # (B, k, dim)
+        out.append(("output", self.out(self.rff(M))))  # (B, k, dim_out)
+        return out
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        """(B, n, dim_in) → (B, k, dim_out), the same for every order of the n elements."""
+        return self.stages(X)[-1][1]
+
+
 def seeded_blocks(
     seed: int, dim_in: int, dim: int, num_heads: int, num_inducing: int
 ) -> tuple[ISAB, SAB, PMA]:

@@ -19,7 +19,8 @@ perf.single_threaded_torch()
 C = "set_transformer"
 SIZES = [16, 24, 32, 48, 64, 96, 128, 192, 256]
 D, HEADS, M_MAX, M_FIXED = 16, 4, 32, 8  # width, heads, largest m, m of the symmetry parts
-VIEWS = ("inducing", "equivariance", "pooling")
+VIEWS = ("inducing", "equivariance", "pooling", "model")
+OUT = 3  # width of each output vector of the whole model
 TOL = 1e-9  # float64 rounding of a sum taken in another order is ~1e-16
 
 kit.intro(C)
@@ -193,6 +194,56 @@ def pooling_view(X: np.ndarray, seed: int) -> None:
     )  # fmt: skip
 
 
+@kit.fragment
+def model_view(X: np.ndarray, seed: int) -> None:
+    """The k slider and the shuffle: the whole model, encoder → PMA_k → SAB → rFF → output."""
+    n = len(X)
+    a, b = st.columns(2)
+    with a:
+        k = state.slider(t(f"{C}.k"), f"{C}_k", 1, 4, 2)
+    with b:
+        perm = shuffle(n)
+    model = stf.SetTransformer(2, OUT, D, HEADS, M_FIXED, k,
+                               generator=torch.Generator().manual_seed(seed)).double()  # fmt: skip
+    x, p = torch.from_numpy(X)[None], torch.from_numpy(perm)
+    with torch.inference_mode():
+        stages = model.stages(x)
+        shuffled = model.stages(x[:, p])
+    Y, Yp = stages[-1][1][0], shuffled[-1][1][0]  # (k, OUT)
+    Z, Zp = stages[2][1], shuffled[2][1]  # the encoder's output (1, n, D)
+    gap, moved = float((Y - Yp).abs().max()), float((Zp - Z[:, p]).abs().max())
+    kit.chart(figs.pooling_figure(
+        [(Y[j].numpy(), Yp[j].numpy()) for j in range(k)],
+        titles=[t(f"{C}.output_j", j=j + 1) for j in range(k)], x_title=t(f"{C}.channel"),
+        names=(t(f"{C}.original_order"), t(f"{C}.shuffled_order")),
+    ), key=f"{C}_model_chart")  # fmt: skip
+    shapes = [tuple(tensor.shape[1:]) for _, tensor in stages]
+    arrow = "\\xrightarrow{{{}}}"
+    steps = [f"\\mathrm{{ISAB}}_{{{M_FIXED}}}", f"\\mathrm{{ISAB}}_{{{M_FIXED}}}",
+             f"\\mathrm{{PMA}}_{{{k}}}", "\\mathrm{SAB}", "\\mathrm{rFF},\\,W"]  # fmt: skip
+    chain = f"X \\in \\mathbb{{R}}^{{{n}\\times 2}}" + "".join(
+        arrow.format(step) + f"\\mathbb{{R}}^{{{rows}\\times {cols}}}"
+        for step, (rows, cols) in zip(steps, shapes[1:], strict=True)
+    )
+    entries = 2 * stf.isab_attention_entries(n, M_FIXED) + k * n + k * k
+    kit.formula(
+        "\\begin{gathered}"
+        f"{chain}\\\\[6pt]"
+        "\\mathrm{Encoder}(X) = \\mathrm{ISAB}(\\mathrm{ISAB}(X)),\\quad"
+        "\\mathrm{Decoder}(Z) = \\mathrm{rFF}(\\mathrm{SAB}(\\mathrm{PMA}_k(Z)))\\\\[6pt]"
+        f"\\max|Y(\\pi X) - Y(X)| = {sci(gap)},\\quad"
+        f"\\text{{{t(f'{C}.weights_tex')}}}\\ 2\\cdot 2\\cdot{n}\\cdot{M_FIXED} + {k}\\cdot{n}"
+        f" + {k}^2 = {num(entries)}\\ \\ (n^2 = {num(n * n)})"
+        "\\end{gathered}",
+        checks=[
+            kit.Check(t(f"{C}.check_model_invariant"), gap < TOL, f"max |Δ| = {gap:.1e}"),
+            kit.Check(t(f"{C}.check_encoder_eq"), moved < TOL, f"max |Δ| = {moved:.1e}"),
+            kit.Check(t(f"{C}.check_model_shape"), tuple(Y.shape) == (k, OUT),
+                      f"{k} × {OUT}"),
+        ],
+    )  # fmt: skip
+
+
 def make_exercise(rng: np.random.Generator) -> kit.Exercise:
     """Count ISAB's attention weights, or predict what a shuffle does to a block's output."""
     if rng.integers(2) == 0:
@@ -254,10 +305,13 @@ with kit.guard():
         inducing_view(X, labels, seed)
     elif view == "equivariance":
         equivariance_view(X, labels, seed)
-    else:
+    elif view == "pooling":
         pooling_view(X, seed)
+    else:
+        model_view(X, seed)
 state.show_notices()
 kit.try_this(C)
 kit.exercise(C, make_exercise)
 kit.show_code(C, stf.MAB.multihead, stf.MAB.forward, stf.SAB.forward, stf.ISAB.forward,
-              stf.PMA.forward, stf.set_pool, stf.isab_attention_entries)  # fmt: skip
+              stf.PMA.forward, stf.SetTransformer.stages, stf.set_pool,
+              stf.isab_attention_entries)  # fmt: skip

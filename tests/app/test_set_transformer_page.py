@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import app_test
 
-from tests.app.conftest import latex, open_page
+from tests.app.conftest import ROOT, latex, open_page
 
 PAGE = "set_transformer.py"
 C = "set_transformer"
@@ -153,3 +154,28 @@ def test_every_part_runs_in_japanese(view):
     assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", at.markdown[0].value)
     assert ":green-badge[" in badges(at) and ":red-badge[" not in badges(at)
     assert "set_transformer." not in badges(at)  # every key translated
+
+
+def test_the_whole_model_is_invariant_and_ends_in_k_vectors():
+    at = open_page(PAGE, {"set_transformer_view": "model", "set_transformer_k": "3",
+                          "set_transformer_n": "64"})  # fmt: skip
+    assert not at.exception and not at.error
+    text = latex(at)
+    assert "\\mathrm{PMA}_{3}" in text and "\\mathbb{R}^{3\\times 3}" in text
+    assert "\\mathbb{R}^{64\\times 16}" in text and ":red-badge[" not in text
+    fig = at.session_state["_kit_figures"]["set_transformer_model_chart"]
+    assert len(fig.data) == 2 * 3  # bars and diamonds for each of the k outputs
+    at.slider(key="set_transformer_shuffle").set_value(7).run()
+    assert ":red-badge[" not in latex(at) and ":green-badge[" in latex(at)
+
+
+def test_with_one_inducing_point_the_second_map_is_all_ones():
+    """Try-this step 2: with m = 1 every element puts weight 1 on the single summary."""
+    at = open_page(PAGE, {"set_transformer_m": "1"})
+    assert not at.exception and not at.error
+    fig = at.session_state["_kit_figures"]["set_transformer_attention_chart"]
+    heatmaps = [trace for trace in fig.data if trace.type == "heatmap"]
+    second = np.asarray(heatmaps[1].z, dtype=float)  # weight × row length (1) = weight
+    assert second.shape[1] == 1 and np.allclose(second, 1.0, atol=1e-3)
+    try_en = (ROOT / "assets/content/en/set_transformer.md").read_text(encoding="utf-8")
+    assert "right-hand map" not in try_en and "MAB(X, H)" in try_en

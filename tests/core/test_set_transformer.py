@@ -294,3 +294,34 @@ def test_seeded_blocks_are_float64_and_drawn_from_their_own_seeds():
     assert all(
         torch.equal(a, b) for a, b in zip(sab.parameters(), direct.parameters(), strict=True)
     )
+
+
+@given(st.integers(2, 12), st.integers(0, 10_000), st.sampled_from([None, 1, 3]))
+@settings(deadline=None, max_examples=25)
+def test_the_whole_set_transformer_is_permutation_invariant(n, seed, m):
+    model = stf.SetTransformer(2, 3, dim=8, num_heads=2, num_inducing=m, num_seeds=2,
+                               generator=torch.Generator().manual_seed(seed)).double()  # fmt: skip
+    X = torch.randn(1, n, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(seed))
+    p = torch.from_numpy(np.random.default_rng(seed).permutation(n))
+    with torch.inference_mode():
+        y, yp = model(X), model(X[:, p])
+    assert y.shape == (1, 2, 3)
+    assert torch.allclose(y, yp, atol=1e-10)
+
+
+def test_the_set_transformer_stages_are_encoder_decoder_output():
+    model = stf.SetTransformer(2, 5, dim=8, num_heads=2, num_inducing=4, num_seeds=3,
+                               generator=torch.Generator().manual_seed(0)).double()  # fmt: skip
+    X = torch.randn(2, 7, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    with torch.inference_mode():
+        stages = model.stages(X)
+    names = [name for name, _ in stages]
+    assert names == ["X", "encoder 1", "encoder 2", "PMA", "SAB", "output"]
+    assert [tuple(t.shape) for _, t in stages] == [
+        (2, 7, 2), (2, 7, 8), (2, 7, 8), (2, 3, 8), (2, 3, 8), (2, 3, 5)
+    ]  # fmt: skip
+    # the encoder is equivariant: shuffling X shuffles the rows of encoder 2 the same way
+    p = torch.tensor([3, 0, 6, 1, 5, 2, 4])
+    with torch.inference_mode():
+        Z, Zp = model.stages(X)[2][1], model.stages(X[:, p])[2][1]
+    assert torch.allclose(Zp, Z[:, p], atol=1e-10)
