@@ -42,10 +42,17 @@ class LambdaLayer(nn.Module):
         n: global context: the layer takes images of exactly n = H·W positions and learns
             one embedding E_{nm} ∈ R^k per (query, context) pair.
         r: local context (the lambda convolution): an odd kernel side; any image size.
-        generator: the source of the random initial weights (never a global seed).
+        generator: the source of the random initial weights; ``None`` draws them from
+            torch's global generator, as ``nn.Linear`` does.
         dtype: of the parameters (and of the inputs the layer expects).
 
-    Exactly one of ``n`` and ``r`` is given. The weights are untrained: W_Q, W_K, W_V with
+    Exactly one of ``n`` and ``r`` is given. Positions: the global context here learns an
+    **absolute** table E_{nm} (one embedding per query-context pair), so it is not
+    translation-equivariant; the paper's global lambdas use *relative* embeddings E_{n−m}.
+    The local context (the lambda convolution) is relative by construction: the same kernel
+    R around every n, so shifting the image shifts the output (away from the border).
+
+    The weights are untrained: W_Q, W_K, W_V with
     entries N(0, 1/C); E with N(0, 1/n) and R with N(0, 1/r²), so that λᵖ and λᶜ have
     similar sizes. Everything the page shows (λᶜ shared by all queries, keys summing to 1,
     no n×n map) is structure and holds for any weights.
@@ -57,7 +64,8 @@ class LambdaLayer(nn.Module):
 
     def __init__(
         self, dim: int, dim_out: int, dim_k: int, heads: int, n: int | None = None,
-        r: int | None = None, *, generator: torch.Generator, dtype: torch.dtype = torch.float32,
+        r: int | None = None, *, generator: torch.Generator | None = None,
+        dtype: torch.dtype = torch.float32,
     ) -> None:  # fmt: skip
         super().__init__()
         for name, value in (("dim", dim), ("dim_out", dim_out), ("dim_k", dim_k),
@@ -280,3 +288,28 @@ def lambda_cost(
     largest = max(n * k * v, n * heads * k, n * heads * v)
     return {"n": n, "m": m, "flops": flops, "lambdas": n * k * v, "largest": largest,
             "embeddings": m * k if r is not None else n * m * k}  # fmt: skip
+
+
+def translation_gap(layer: LambdaLayer, x: torch.Tensor, shift: int = 1) -> float | None:
+    """How far ``layer`` is from translation equivariance along the width, max |Δ|.
+
+    Shifts the image circularly by ``shift`` columns and compares y(shifted) at column
+    j + shift with y(x) at column j. λᶜ sums over every position, so a circular shift leaves
+    it unchanged; what remains is the position term. Only columns whose r×r window stays
+    inside the image in both (away from the border and from the seam of the roll) are
+    compared for a local layer; ``None`` if there is no such column. A relative embedding
+    (the lambda convolution) gives rounding error; the absolute table E_{nm} does not.
+
+    Args:
+        layer: a :class:`LambdaLayer` (global or local context).
+        x: (B, C, H, W) with H·W = n for a global layer.
+        shift: columns, 1 ≤ shift < W.
+    """
+    W = x.shape[-1]
+    half = (layer.r // 2) if layer.r is not None else 0
+    if W - half - shift <= half:
+        return None  # no column whose window stays inside the image in both
+    cols = torch.arange(half, W - half - shift)  # j with both windows inside the image
+    with torch.no_grad():
+        y, y_shifted = layer(x), layer(torch.roll(x, shifts=shift, dims=-1))
+    return float((y_shifted[..., cols + shift] - y[..., cols]).abs().max())

@@ -148,8 +148,9 @@ def content_view(side: int) -> None:
         f"V \\in \\mathbb{{R}}^{{{m}\\times{V}}}\\\\[6pt]\\lambda^c = \\bar{{K}}^\\top V"
         f" = \\sum_{{m=1}}^{{{m}}} \\bar k_m v_m^\\top"
         f" = \\begin{{pmatrix}}{rows}\\end{{pmatrix}} \\in \\mathbb{{R}}^{{{K}\\times{V}}}\\\\[6pt]"
-        f"n = ({row}, {col}):\\quad q_n \\in \\mathbb{{R}}^{{{HEADS}\\times{K}}},\\quad"
-        f"(\\lambda^c)^\\top q_n = {vec(y_c)} \\in \\mathbb{{R}}^{{{HEADS}\\times{V}}}"
+        f"n = ({row}, {col}):\\quad q_n^{{(j)}} \\in \\mathbb{{R}}^{{{K}}},\\ "
+        f"(\\lambda^c)^\\top q_n^{{(j)}} \\in \\mathbb{{R}}^{{{V}}}\\ (j = 1, \\ldots, {HEADS}):"
+        f"\\ {vec(y_c)}"
         "\\end{gathered}",
         checks=[
             kit.Check(t(f"{C}.check_keys_sum"), bool(np.allclose(sums, 1, atol=1e-12)),
@@ -173,6 +174,8 @@ def position_view(side: int, r: int) -> None:
     with torch.no_grad():
         parts = [net.explain(x, n) for net in nets]
         sizes = [largest(net, x)[2] for net in nets]
+    # shift the image one column: relative R (local) shifts the output, absolute E does not
+    shift_global, shift_local = (ll.translation_gap(net, x) for net in nets)
     E = [p["position_embedding"].numpy() for p in parts]
     lam = [p["position_lambda"][0].numpy() for p in parts]
     kit.chart(figs.position_figure(
@@ -197,9 +200,10 @@ def position_view(side: int, r: int) -> None:
         f" {nonzero} \\le r^2 = {r * r}\\ \\text{{{t(f'{C}.rows_nonzero')}}} \\ne 0),\\quad"
         f" V \\in \\mathbb{{R}}^{{{m}\\times{V}}} \\Rightarrow \\lambda^p_n \\in "
         f"\\mathbb{{R}}^{{{K}\\times{V}}}\\\\[6pt]"
-        f"y_n = (\\lambda^c + \\lambda^p_n)^\\top q_n,\\quad q_n \\in \\mathbb{{R}}^{{{HEADS}"
-        f"\\times{K}}} \\Rightarrow y_n \\in \\mathbb{{R}}^{{{HEADS}\\times{V}}} = "
-        f"\\mathbb{{R}}^{{{DIM_OUT}}}\\\\[6pt]"
+        f"y_n^{{(j)}} = (\\lambda^c + \\lambda^p_n)^\\top q_n^{{(j)}} \\in \\mathbb{{R}}^{{{V}}},"
+        f"\\ q_n^{{(j)}} \\in \\mathbb{{R}}^{{{K}}}\\ (j = 1, \\ldots, {HEADS}),\\quad "
+        f"y_n = \\big(y_n^{{(1)}}, \\ldots, y_n^{{({HEADS})}}\\big) \\in "
+        f"\\mathbb{{R}}^{{{HEADS}\\cdot{V}}} = \\mathbb{{R}}^{{{DIM_OUT}}}\\\\[6pt]"
         f"n = ({row}, {col}):\\quad y_n^{{\\text{{{t(f'{C}.global_short')}}}}} = {vec(ys[0])}"
         f"\\\\ y_n^{{\\text{{{t(f'{C}.local_short')}}}}} = {vec(ys[1])}"
         "\\end{gathered}",
@@ -207,6 +211,11 @@ def position_view(side: int, r: int) -> None:
             kit.Check(t(f"{C}.check_position_lambda"), gap_p < 1e-12, f"max |Δ| = {gap_p:.0e}"),
             kit.Check(t(f"{C}.check_output"), gap_y < 1e-12, f"max |Δ| = {gap_y:.0e}"),
             kit.Check(t(f"{C}.check_window"), nonzero <= r * r, f"{nonzero} ≤ {r * r}"),
+            kit.Check(t(f"{C}.check_relative"), shift_local is None or shift_local < 1e-10,
+                      t(f"{C}.too_small") if shift_local is None
+                      else f"max |Δ| = {shift_local:.0e}"),
+            kit.Check(t(f"{C}.check_absolute"), shift_global is not None and shift_global > 1e-6,
+                      f"max |Δ| = {shift_global:.3f}"),
             kit.Check(t(f"{C}.check_no_map"), max(sizes) < m * m,
                       f"{max(sizes):,} < n² = {m * m:,}"),
         ],

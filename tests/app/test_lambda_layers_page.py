@@ -45,13 +45,14 @@ def test_the_side_slider_moves_the_cost_and_the_measured_forward_pass():
 
 def test_the_content_lambda_ignores_the_query_position():
     at = open_page(PAGE, {f"{C}_view": "content"})
-    before, applied = lambda_matrix(at), re.search(r"q_n = \(([^)]*)\)", latex(at)).group(1)
+    applied_to_q = r"\\ldots, \d+\):\\ \(([^)]*)\)"  # (λᶜ)ᵀ q_n^(j) for j = 1, …, h
+    before, applied = lambda_matrix(at), re.search(applied_to_q, latex(at)).group(1)
     assert "n = (4, 2)" in latex(at)
     at.slider(key=f"{C}_row").set_value(7).run()
     at.slider(key=f"{C}_col").set_value(0).run()
     assert "n = (7, 0)" in latex(at)
     assert lambda_matrix(at) == before  # the same λᶜ
-    assert re.search(r"q_n = \(([^)]*)\)", latex(at)).group(1) != applied  # another qₙ
+    assert re.search(applied_to_q, latex(at)).group(1) != applied  # another qₙ
     assert ":red-badge[" not in badges(at)
 
 
@@ -134,3 +135,13 @@ def test_the_exercise_reveals_an_independently_computed_answer(seed):
     shown = float(re.search(r"Answer: ([\d.e+]+)", answer).group(1))
     assert shown == pytest.approx(megabytes, rel=1e-3)
     assert f"{s**2 * k * v:,}" in answer  # the lambda layer's n·k·v
+
+
+def test_the_formula_gives_per_head_dimensions():
+    """λ ∈ ℝ^{k×v}, q_n ∈ ℝ^k, y_n = λ_nᵀ q_n ∈ ℝ^v per head (Bello 2021); h·v outputs."""
+    at = open_page(PAGE, {f"{C}_view": "position"})
+    text = latex(at)
+    assert "q_n^{(j)} \\in \\mathbb{R}^{4}" in text and "\\mathbb{R}^{4\\times4}" in text
+    assert "y_n^{(j)} = (\\lambda^c + \\lambda^p_n)^\\top q_n^{(j)} \\in \\mathbb{R}^{4}" in text
+    assert "\\mathbb{R}^{2\\times4}" not in text  # not q_n ∈ ℝ^{h×k}
+    assert ":red-badge[" not in badges(at)

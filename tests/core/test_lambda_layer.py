@@ -321,3 +321,24 @@ def test_bad_inputs_raise_value_error():
         ll.attention_cost(0, 1, 1, 1)
     with pytest.raises(ValueError):
         ll.lambda_cost(8, 1, 1, 1, r=0)
+
+
+def test_works_without_a_generator_from_the_global_rng_like_nn_linear():
+    torch.manual_seed(3)
+    a = ll.LambdaLayer(4, 8, 4, 2, r=3)
+    torch.manual_seed(3)
+    b = ll.LambdaLayer(4, 8, 4, 2, r=3)
+    c = ll.LambdaLayer(4, 8, 4, 2, r=3)  # the global generator has moved on
+    assert torch.equal(a.w_q, b.w_q) and not torch.equal(b.w_q, c.w_q)
+    assert a(torch.randn(1, 4, 5, 5)).shape == (1, 8, 5, 5)
+
+
+@pytest.mark.parametrize("side", [8, 12])
+def test_the_lambda_convolution_is_translation_equivariant_the_absolute_table_is_not(side):
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(1, 4, side, side, dtype=torch.float64, generator=g)
+    local = ll.LambdaLayer(4, 8, 4, 2, r=3, generator=g, dtype=torch.float64)
+    absolute = ll.LambdaLayer(4, 8, 4, 2, n=side * side, generator=g, dtype=torch.float64)
+    assert ll.translation_gap(local, x) < 1e-12
+    assert ll.translation_gap(absolute, x) > 1e-3
+    assert ll.translation_gap(ll.LambdaLayer(4, 8, 4, 2, r=9, generator=g), x[..., :8, :8]) is None
