@@ -168,7 +168,7 @@ def test_global_random_block_and_presets():
     assert b.astype(int).sum() == 12 and b[0, 1] and not b[1, 2]
     n = 16
     star = at.preset_mask("star", n)
-    np.testing.assert_array_equal(star, at.global_mask(n, [0]) | at.band_mask(n, 1))
+    np.testing.assert_array_equal(star, at.star_mask(n))
     big = at.preset_mask("bigbird", n, width=1, n_global=2, per_row=2,
                          rng=np.random.default_rng(3))  # fmt: skip
     expected = (
@@ -359,3 +359,18 @@ def test_diagonal_max_rows_agree_on_scores_and_weights(n, seed):
     scores = x @ x.T / np.sqrt(3)
     _, w = at.scaled_dot_product_attention(x, x, x)
     assert np.array_equal(at.diagonal_max_rows(scores), at.diagonal_max_rows(w))
+
+
+@given(st.integers(5, 40))
+def test_star_transformer_has_its_relay_and_its_ring(n):
+    """Guo et al. 2019: relay 0 ↔ everyone; satellite i ↔ i ± 1 around a closed ring."""
+    m = at.star_mask(n)
+    assert m[0].all() and m[:, 0].all()  # the relay
+    satellites = range(1, n)
+    for i in satellites:
+        left, right = 1 + (i - 2) % (n - 1), 1 + i % (n - 1)
+        assert m[i, left] and m[i, right] and m[i, i]
+        assert m[i].sum() == 4  # relay, itself, two neighbours
+    assert m[1, n - 1] and m[n - 1, 1]  # the ring closes
+    assert m.sum() == 5 * n - 4
+    assert at.receptive_field(m, 2).all()  # any two tokens within two steps
