@@ -3,7 +3,8 @@
     p_i = exp(u_i / T) / sum_j exp(u_j / T)
 
 Temperature T > 0 sharpens (T < 1) or flattens (T > 1) the distribution: T -> 0 tends to the
-one-hot argmax, T -> infinity to the uniform distribution, and the entropy rises with T from
+uniform distribution over the largest logits (one-hot when the largest is unique),
+T -> infinity to the uniform distribution, and the entropy rises with T from
 0 to ln n. References: Hinton et al. 2015 (distillation); Guo et al. 2017, "On Calibration of
 Modern Neural Networks" (ECE, temperature scaling, Sec. 4.2); Chen et al. 2020, SimCLR
 (NT-Xent loss, Sec. 2.1); Vaswani et al. 2017, Sec. 3.2.1 (why attention divides by sqrt(d)).
@@ -61,6 +62,21 @@ def softmax(logits: ArrayLike, temperature: float = 1.0, axis: int = -1) -> Arra
     z = z - np.max(z, axis=axis, keepdims=True)
     e = np.exp(z)
     return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def zero_temperature_limit(logits: ArrayLike) -> Array:
+    """lim_{T→0} softmax(u / T): uniform over the m largest logits, 1/m each (tied maxima).
+
+    p_i(T) = e^{(u_i − u_max)/T} / Σ_j e^{(u_j − u_max)/T}: every term with u_j < u_max
+    vanishes and every term with u_j = u_max is 1, so the limit is 1/m on the ties. It is
+    the one-hot argmax only when the largest logit is unique.
+
+    >>> zero_temperature_limit([1.0, 3.0, 3.0]).tolist()
+    [0.0, 0.5, 0.5]
+    """
+    u = _as_float_array(logits, "logits")
+    top = u == u.max(axis=-1, keepdims=True)
+    return top / top.sum(axis=-1, keepdims=True)
 
 
 def masked_softmax(scores: ArrayLike, mask: ArrayLike | None = None, axis: int = -1) -> Array:
@@ -309,8 +325,6 @@ def nt_xent(z: ArrayLike, tau: float) -> tuple[float, Array]:
     positive = (np.arange(two_b) + B) % two_b
     loss = float(-np.mean(np.log(probs[np.arange(two_b), positive])))
     return loss, probs
-
-
 
 
 def parse_logits(text: str, max_count: int = 12, max_abs: float = 1e4) -> Array:

@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         page.goto(base)
         wait_idle(page)
         expect(page.locator("h1").first).not_to_be_empty()
-        expect(page.locator('.st-key-nav')).to_be_visible()
+        expect(page.locator(".st-key-nav")).to_be_visible()
         expect(page.locator('[data-testid="stPageLink"]').first).to_be_visible()
         expect(page.locator(ERRORS)).to_have_count(0)
         title = page.locator("h1").first.inner_text()

@@ -29,63 +29,13 @@ def _list(x: Any) -> list:
     return np.asarray(x).tolist()
 
 
-def probability_bars(
-    labels: Sequence[str], probs: Array, temperature: float, *, title: str, y_title: str,
-    names: tuple[str, str, str] = ("softmax(u/T)", "T → 0: argmax", "T → ∞: uniform 1/n"),
-) -> go.Figure:  # fmt: skip
-    """Bars of softmax(u/T) with the two limits drawn over them.
-
-    Traces: [0] bars p_i, [1] the argmax's limit 1 (T -> 0; the others tend to 0),
-    [2] the uniform line 1/n (T -> inf).
-    """
-    n = len(probs)
-    k = int(np.argmax(probs))
-    data = [
-        {"type": "bar", "x": list(labels), "y": _list(probs), "name": names[0],
-         "marker": {"color": BLUE}, "text": [f"{p:.4f}" for p in probs],
-         "textposition": "outside", "cliponaxis": False,
-         "hovertemplate": "%{x}: p = %{y:.6f}<extra></extra>"},
-        {"type": "scatter", "x": [labels[k]], "y": [1.0], "mode": "markers", "name": names[1],
-         "marker": {"symbol": "x-thin-open", "size": 14, "color": VERMILLION,
-                    "line": {"width": 3}},
-         "hovertemplate": "%{x}: %{y}<extra>T → 0</extra>"},
-        {"type": "scatter", "x": list(labels), "y": [1.0 / n] * n, "mode": "lines",
-         "name": names[2], "line": {"color": GREY, "dash": "dash"},
-         "hovertemplate": "1/n = %{y:.4f}<extra></extra>"},
-    ]  # fmt: skip
-    return figure(data, layout(title=title, x="", y=y_title, yaxis={"range": [0, 1.12]}))
-
-
-def entropy_curve(
-    temperatures: Array, entropies: Array, temperature: float, current: float, max_entropy: float,
-    *, title: str, x_title: str, y_title: str, names: tuple[str, str] = ("H(T)", "ln n"),
-) -> go.Figure:  # fmt: skip
-    """Entropy against T on a log axis, the current T marked, ln n as the ceiling.
-
-    Traces: [0] the curve, [1] ln n, [2] the current point.
-    """
-    data = [
-        {"type": "scatter", "x": _list(temperatures), "y": _list(entropies), "mode": "lines",
-         "name": names[0], "line": {"color": BLUE},
-         "hovertemplate": "T = %{x:.3g}<br>H = %{y:.4f} nats<extra></extra>"},
-        {"type": "scatter", "x": [float(temperatures[0]), float(temperatures[-1])],
-         "y": [max_entropy, max_entropy], "mode": "lines", "name": names[1],
-         "line": {"color": GREY, "dash": "dash"}, "hoverinfo": "skip"},
-        {"type": "scatter", "x": [temperature], "y": [current], "mode": "markers",
-         "name": f"T = {temperature:g}", "marker": CURRENT,
-         "hovertemplate": "T = %{x:.3g}<br>H = %{y:.4f}<extra></extra>"},
-    ]  # fmt: skip
-    lay = layout(title=title, x=x_title, y=y_title, xaxis=LOG_AXIS,
-                 yaxis={"range": [0, max_entropy * 1.1]})  # fmt: skip
-    return figure(data, lay)
-
-
 def temperature_figure(
     labels: Sequence[str], probs: Array, temperatures: Array, entropies: Array,
     temperature: float, current: float, max_entropy: float, *, titles: tuple[str, str],
     y_titles: tuple[str, str], x_title: str,
     names: tuple[str, ...] = ("p", "T → 0: argmax", "H(T)", "current T"),
     line_labels: tuple[str, str] = ("uniform 1/n (T → ∞)", "ln n"),
+    zero_limit: Sequence[float] | None = None,
 ) -> go.Figure:  # fmt: skip
     """The probabilities (left) and the entropy curve (right) in one figure.
 
@@ -93,11 +43,17 @@ def temperature_figure(
     does not depend on T, so Plotly.react only re-draws trace data; the two constant
     reference lines (1/n and ln n) are layout shapes, not traces; no text labels on bars.
 
-    Traces: [0] bars p_i, [1] the argmax's limit 1 (left, axes x/y); [2] H(T),
+    ``zero_limit`` is the T → 0 limit (1/m on each of the m largest logits); by default the
+    one-hot of the largest probability.
+
+    Traces: [0] bars p_i, [1] the T → 0 limit on the tied maxima (left, axes x/y); [2] H(T),
     [3] the current (T, H) (right, axes x2/y2). Shapes: [0] y = 1/n, [1] y2 = ln n.
     """
     n = len(probs)
-    k = int(np.argmax(probs))
+    if zero_limit is None:
+        zero_limit = np.eye(len(probs))[int(np.argmax(probs))]
+    limit = np.asarray(zero_limit, dtype=float)
+    ties = np.flatnonzero(limit > 0)  # where T → 0 puts its mass: 1/m on each of m ties
     lay = layout(title="", x="", y=y_titles[0], height=360, yaxis={"range": [0, 1.1]})
     lay["xaxis"]["domain"] = [0.0, 0.44]
     lay["xaxis2"] = {**lay["xaxis"], **LOG_AXIS, "domain": [0.56, 1.0], "anchor": "y2",
@@ -123,7 +79,8 @@ def temperature_figure(
     data = [
         {"type": "bar", "x": list(labels), "y": _list(probs), "name": names[0],
          "marker": {"color": BLUE}, "hovertemplate": "%{x}: p = %{y:.6f}<extra></extra>"},
-        {"type": "scatter", "x": [labels[k]], "y": [1.0], "mode": "markers", "name": names[1],
+        {"type": "scatter", "x": [labels[i] for i in ties], "y": _list(limit[ties]),
+         "mode": "markers", "name": names[1],
          "marker": {"symbol": "x-thin-open", "size": 14, "color": VERMILLION,
                     "line": {"width": 3}},
          "hovertemplate": "%{x}: %{y}<extra>T → 0</extra>"},

@@ -57,7 +57,7 @@ def temperature_view(u: np.ndarray) -> None:
         titles=(t("softmax.probs_title"), t("softmax.entropy_title")),
         y_titles=(t("softmax.probability"), t("softmax.entropy_axis")), x_title=t("softmax.T_axis"),
         names=("p", t("softmax.argmax_limit"), "H(T)", t("softmax.current_T")),
-        line_labels=(t("softmax.uniform_limit"), "ln n"),
+        line_labels=(t("softmax.uniform_limit"), "ln n"), zero_limit=sm.zero_temperature_limit(u),
     ), key="softmax_probs_chart")  # fmt: skip
     terms = [f"e^{{{x:g}/{T:g}}}" for x in u]
     denom = " + ".join(terms) if len(terms) <= 4 else f"{terms[0]} + \\cdots + {terms[-1]}"

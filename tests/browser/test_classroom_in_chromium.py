@@ -84,7 +84,7 @@ def test_every_page_speaks_japanese(page, server, concept):
     page.goto(f"{server.url}/{concept.slug}?lang=ja")
     wait_for_app(page)
     expect(page.locator("h1").first).to_have_text(ja[f"{concept.slug}.title"])
-    expect(page.locator('.st-key-nav')).to_contain_text(ja["home.nav"])
+    expect(page.locator(".st-key-nav")).to_contain_text(ja["home.nav"])
     expect(page.locator(ERRORS)).to_have_count(0)
     screenshot(page, f"{concept.slug}-ja")
 
@@ -97,7 +97,7 @@ def test_the_language_selector_switches_and_the_choice_follows_to_other_pages(pa
     wait_for_app(page)
     ja = strings("ja")
     expect(page.locator("h1").first).to_have_text(ja["softmax.title"])
-    nav = page.locator('.st-key-nav a')
+    nav = page.locator(".st-key-nav a")
     nav.filter(has_text=ja["attention_maps.title"]).click()
     wait_for_app(page)
     expect(page.locator("h1").first).to_have_text(ja["attention_maps.title"])

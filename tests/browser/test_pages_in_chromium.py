@@ -25,7 +25,7 @@ def test_home_lists_the_concepts_and_links_to_ready_pages(page, server):
     wait_for_app(page)
     expect(page.locator("h1").first).to_have_text("Attention & Diffusion Lab")
     expect(page.locator(ERRORS)).to_have_count(0)
-    sidebar = page.locator('.st-key-nav')
+    sidebar = page.locator(".st-key-nav")
     for section in ("Foundations",):
         expect(sidebar).to_contain_text(section)
     screenshot(page, "home")
@@ -92,7 +92,7 @@ def test_a_deep_link_on_a_fresh_server_still_goes_through_app_py(browser):
         page = ctx.new_page()
         page.goto(f"{fresh.url}/softmax")
         wait_for_app(page)
-        nav = page.locator('.st-key-nav')
+        nav = page.locator(".st-key-nav")
         expect(nav).to_contain_text("Foundations")
         expect(nav).to_contain_text("Home")
         expect(page.locator("h1").first).to_have_text("Softmax & temperature")

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from core import toydata
 from core import softmax as sm
+from core import toydata
 
 finite = st.floats(-50, 50, allow_nan=False, allow_infinity=False)
 temperatures = st.floats(0.05, 20.0)
@@ -286,3 +286,27 @@ def test_rejects_bad_tables():
         sm.nt_xent(np.ones((3, 2)), 0.5)
     with pytest.raises(ValueError):
         sm.expected_calibration_error([1.2], [1])
+
+
+@given(st.integers(1, 5), st.integers(0, 4), st.integers(0, 1000))
+def test_zero_temperature_is_uniform_over_tied_maxima(m, others, seed):
+    """T → 0 gives 1/m to each of m tied largest logits (one-hot only when m = 1)."""
+    rng = np.random.default_rng(seed)
+    u = np.concatenate([np.full(m, 2.0), rng.uniform(-5, 1.9, others)])
+    rng.shuffle(u)
+    limit = sm.zero_temperature_limit(u)
+    np.testing.assert_allclose(limit[u == 2.0], 1 / m)
+    assert np.all(limit[u < 2.0] == 0)
+    np.testing.assert_allclose(sm.softmax(u, 1e-3), limit, atol=1e-12)  # the limit, reached
+
+
+def test_the_variance_of_q_dot_k_is_d_only_with_zero_mean_entries():
+    """var(q·k) = d needs mean 0: with mean μ each term has variance 1 + 2μ² (the text)."""
+    rng = np.random.default_rng(0)
+    d, n, mu = 64, 200_000, 0.5
+    q, k = rng.standard_normal((2, n, d))
+    assert abs(np.var((q * k).sum(1)) / d - 1) < 0.02
+    q, k = q + mu, k + mu
+    scores = (q * k).sum(1)
+    assert abs(np.var(scores) / d - (1 + 2 * mu**2)) < 0.03
+    assert abs(scores.mean() - d * mu**2) < 0.1

@@ -5,31 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import toydata
 from core import softmax as sm
+from core import toydata
 from figures import softmax as figs
 
 
-def test_probability_bars_show_p_the_argmax_limit_and_the_uniform_line():
-    p = sm.softmax([5.0, 6.0, 7.0], 0.3)
-    fig = figs.probability_bars(["a", "b", "c"], p, 0.3, title="P", y_title="probability")
-    assert [tr.type for tr in fig.data] == ["bar", "scatter", "scatter"]
-    np.testing.assert_allclose(fig.data[0].y, p)
-    assert fig.data[0].text == ("0.0012", "0.0344", "0.9644")
-    assert fig.data[1].x == ("c",) and fig.data[1].y == (1.0,)
-    np.testing.assert_allclose(fig.data[2].y, [1 / 3] * 3)
-    assert fig.layout.yaxis.title.text == "probability"
-    assert fig.layout.title.text == "P"
-
-
-def test_entropy_curve_marks_the_current_temperature_on_a_log_axis():
-    grid = np.geomspace(0.05, 20, 50)
-    H = sm.entropy(sm.softmax(np.array([5.0, 6, 7])[None, :] / grid[:, None]))
-    fig = figs.entropy_curve(grid, H, 1.0, 0.83, np.log(3), title="H", x_title="T", y_title="H")
-    assert fig.layout.xaxis.type == "log"
-    assert fig.data[2].x == (1.0,) and fig.data[2].y == (0.83,)
-    assert fig.data[1].y == (np.log(3), np.log(3))
-    assert len(fig.data[0].x) == 50
+def test_the_zero_temperature_limit_is_shared_by_tied_maxima():
+    u = np.array([3.0, 1.0, 3.0])
+    fig = figs.temperature_figure(
+        ["a", "b", "c"], sm.softmax(u, 1.0), np.geomspace(0.05, 20, 5), np.ones(5), 1.0, 0.9,
+        np.log(3), titles=("p", "H"), y_titles=("p", "H"), x_title="T",
+        zero_limit=sm.zero_temperature_limit(u),
+    )  # fmt: skip
+    assert fig.data[1].x == ("a", "c") and fig.data[1].y == (0.5, 0.5)
 
 
 def test_histograms_are_binned_densities_that_integrate_to_one():

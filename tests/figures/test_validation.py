@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import toydata
 from core import softmax as sm
+from core import toydata
 from figures import softmax as figs
 from tests.figures.validation import assert_valid_plotly
 
@@ -24,9 +24,6 @@ _, NCE = sm.nt_xent(toydata.positive_pairs(3, 4, 0.3, np.random.default_rng(0)),
 T3 = {"title": "t", "x_title": "x", "y_title": "y"}
 
 BUILDERS = {
-    "probability_bars": lambda: figs.probability_bars(["a", "b", "c"], P, 1.0, title="t",
-                                                      y_title="p"),
-    "entropy_curve": lambda: figs.entropy_curve(GRID, CURVE, 1.0, 0.8, np.log(3), **T3),
     "temperature_figure": lambda: figs.temperature_figure(
         ["a", "b", "c"], P, GRID, CURVE, 1.0, 0.8, np.log(3), titles=("a", "b"),
         y_titles=("p", "H"), x_title="T"),
