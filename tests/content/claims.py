@@ -48,18 +48,6 @@ class Claim:
     why: str = ""
 
 
-# Explanations whose numbers have not been recomputed yet. It only shrinks: a concept leaves
-# it with its claims module (test_the_not_yet_audited_list_only_shrinks), and a new concept
-# never enters it.
-NOT_YET_AUDITED: frozenset[str] = frozenset(
-    {
-        "cayley_hamilton", "home",
-        "permutations",
-        "softmax", "wallis",
-    }
-)  # fmt: skip
-
-
 def page_constant(page: str, name: str) -> object:
     """A module-level constant of ``pages/<page>.py``, read from its source (a page is a
     script: importing it would run it)."""

@@ -33,3 +33,16 @@ def test_identity_projections_put_the_maximum_on_the_diagonal_in_six_of_ten_rows
     assert diagonal_rows(4, 0) == 6
     assert "only 6 of the 10 rows" in content_text("attention_maps", "en")
     assert "10 行中 6 行" in content_text("attention_maps", "ja")
+
+
+def test_a_fraction_matrix_has_an_exact_zero_and_a_float_residual_near_1e_17():
+    """cayley_hamilton: '1/2 1/3; 1/4 1/5: the exact residual is still zero, the float one is
+    about 10⁻¹⁷'."""
+    from core import cayley_hamilton as ch
+
+    A = ch.parse_matrix("1/2 1/3; 1/4 1/5")
+    assert ch.cayley_hamilton_residual(A).is_zero_matrix
+    floats = np.array(A.tolist(), dtype=float)
+    residual = float(np.abs(ch.cayley_hamilton_residual(floats)).max())
+    assert 1e-18 < residual < 1e-16
+    assert "10⁻¹⁷" in content_text("cayley_hamilton", "en")
