@@ -282,6 +282,8 @@ else:
             prior_block(kind, T, x0)
         else:
             elbo_view(schedule, x0)
+    if view == "elbo":
+        kit.derivation(C, "eps_form")
 state.show_notices()
 kit.try_this(C)
 kit.exercise(C, make_exercise)

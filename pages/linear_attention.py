@@ -109,6 +109,7 @@ else:
     with cols[1]:
         seed = state.number(t(f"{C}.seed"), f"{C}_seed", 0, 10_000, 0)
     equal_view(N, seed, causal=view == "causal")
+    kit.derivation(C, "rows")
 state.show_notices()
 kit.try_this(C)
 kit.exercise(C, exercises.linear_attention)

@@ -44,7 +44,7 @@ def pm_sign(s: int) -> str:
 @kit.fragment
 def sign_view(sigma: tuple[int, ...]) -> None:
     """The power slider and everything about ρ = σᵏ (reruns alone on each step)."""
-    k = state.slider(t("permutations.k"), "permutations_k", 1, 12, 1)
+    k = state.slider(t("permutations.k"), "permutations_k", -12, 12, 1)  # σ⁰ = id, σ⁻ᵏ = (σ⁻¹)ᵏ
     rho = pm.power(sigma, k)
     inv = pm.inversions(rho)
     cyc = pm.cycles(rho)
@@ -64,6 +64,7 @@ def sign_view(sigma: tuple[int, ...]) -> None:
         pm.compose, [pm.transposition(n, a, b) for a, b in trans], tuple(range(1, n + 1))
     )
     power_label = "\\sigma" if k == 1 else f"\\sigma^{{{k}}}"
+    back = pm.compose(rho, pm.power(sigma, -k))  # σᵏ ∘ σ⁻ᵏ = id for every k
     kit.formula(
         "\\begin{gathered}"
         f"\\rho = {power_label} = {two_line(rho)} = {cycles_tex(rho)}\\\\[8pt]"
@@ -79,6 +80,8 @@ def sign_view(sigma: tuple[int, ...]) -> None:
             kit.Check(t("permutations.check_agree"), s_inv == s_cyc == s_diff,
                       f"{pm_sign(s_inv)}, {pm_sign(s_cyc)}, {pm_sign(s_diff)}"),
             kit.Check(t("permutations.check_power"), s_inv == pm.sign(sigma) ** k),
+            kit.Check(t("permutations.check_negative"), back == tuple(range(1, n + 1)),
+                      f"k = {k}"),
             kit.Check(t("permutations.check_transpositions"), product == rho,
                       t("permutations.n_transpositions", k=len(trans))),
             kit.Check(t("permutations.check_crossings"),
@@ -143,6 +146,7 @@ with kit.guard():
     sigma = pm.parse_permutation(sigma_text)
     if view == "sign":
         sign_view(sigma)
+        kit.derivation(C, "sign_proofs")
     else:
         compose_view(sigma, pm.parse_permutation(tau_text))
 state.show_notices()

@@ -231,6 +231,7 @@ elif view == "sqrt_d":
     random_part("sqrt_d", sqrt_d_view)
 elif view == "calibration":
     random_part("calibration", calibration_view)
+    kit.derivation(C, "nll")
 else:
     random_part("contrastive", contrastive_view)
 state.show_notices()

@@ -407,6 +407,19 @@ def _frame(table: Any) -> Any:
     return pd.DataFrame(table.values, index=table.rows, columns=table.columns)
 
 
+def derivation(concept: str, section: str) -> None:
+    """A derivation the course works through step by step, in a lazy expander.
+
+    Its title is the string ``<concept>.<section>_title`` and its body the explanation's
+    section ``<section>``; sent only while open, so it costs a slider step nothing.
+    """
+    box = st.expander(t(f"{concept}.{section}_title"), key=f"{concept}_{section}",
+                      on_change="rerun", icon=":material/functions:")  # fmt: skip
+    if box.open:
+        with box:
+            st.markdown(content(concept, section))
+
+
 @contextmanager
 def guard() -> Iterator[None]:
     """Turn a ``ValueError`` from ``core`` into ``st.error`` and let the page go on.
@@ -543,8 +556,12 @@ class Page:
         formula(formulas.render(self.concept, name, **values), checks, caption)
 
     def explain(self, section: str) -> None:
-        """A section of the concept's explanation (e.g. a derivation in an expander)."""
+        """A section of the concept's explanation."""
         explain(self.concept, section)
+
+    def derivation(self, section: str) -> None:
+        """A step-by-step derivation in a lazy expander (see :func:`derivation`)."""
+        derivation(self.concept, section)
 
     # -- the skeleton ----------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ import pytest
 
 from core.errors import CoreError
 from core.validation import finite_array, integer, positive
-from tests.app.conftest import ROOT
+from tests.app.conftest import ROOT, open_page
 from ui import formulas, streamlit_internals, tex
 from ui.i18n import strings
 
@@ -158,3 +158,27 @@ def test_pinned_streamlit_is_the_one_the_internals_were_checked_on():
 
 def test_glossary_file_is_json():
     json.loads((ROOT / "assets" / "i18n" / "glossary.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    ("page", "query", "section"),
+    [
+        ("diffusion_loss.py", {"diffusion_loss_view": "elbo"}, "eps_form"),
+        ("softmax.py", {"softmax_view": "calibration"}, "nll"),
+        ("linear_attention.py", {}, "rows"),
+        ("permutations.py", {}, "sign_proofs"),
+    ],
+)
+def test_each_derivation_opens_with_its_steps(page, query, section):
+    concept = page.removesuffix(".py")
+    at = open_page(page, query)
+    key = f"{concept}_{section}"
+    assert key in {e.key for e in at.expander}, "the derivation's expander is on the page"
+    md = (ROOT / "assets/content/en" / f"{concept}.md").read_text(encoding="utf-8")
+    first_step = md.split(f"<!-- section: {section} -->")[1].strip().splitlines()[0][:40]
+    assert not any(first_step in m.value for m in at.markdown), "lazy: not sent while closed"
+    at.session_state[key] = True
+    at.run()
+    assert not at.exception and not at.error
+    body = " ".join(m.value for m in at.markdown)
+    assert first_step in body and "4. " in body, "the numbered steps are shown"
