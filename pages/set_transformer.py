@@ -231,7 +231,7 @@ def model_view(X: np.ndarray, seed: int) -> None:
         f"{chain}\\\\[6pt]"
         "\\mathrm{Encoder}(X) = \\mathrm{ISAB}(\\mathrm{ISAB}(X)),\\quad"
         "\\mathrm{Decoder}(Z) = \\mathrm{rFF}(\\mathrm{SAB}(\\mathrm{PMA}_k(Z)))\\\\[6pt]"
-        f"\\max|Y(\\pi X) - Y(X)| = {sci(gap)},\\quad"
+        f"\\max|Y(\\pi X) - Y(X)| = {sci(gap)}\\\\[6pt]"
         f"\\text{{{t(f'{C}.weights_tex')}}}\\ 2\\cdot 2\\cdot{n}\\cdot{M_FIXED} + {k}\\cdot{n}"
         f" + {k}^2 = {num(entries)}\\ \\ (n^2 = {num(n * n)})"
         "\\end{gathered}",
