@@ -90,10 +90,35 @@ def figure(
     Animation ``frames`` need their own switch: ``go.Figure(..., _validate=False)`` still
     validates every frame (0.8 s for the 40 image frames of the forward-diffusion scrub).
     """
-    fig = go.Figure({"data": data, "layout": layout}, _validate=False)
+    fig = go.Figure({"data": distinguishable(data), "layout": layout}, _validate=False)
     if frames:
         fig.frames = [go.Frame(f, _validate=False) for f in frames]
     return fig
+
+
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star")
+
+
+def distinguishable(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Traces that differ by more than colour: colour is never the only carrier of meaning.
+
+    Lines that set no dash get one dash pattern each (solid, dash, dot, …) and marker-only
+    traces that set no symbol get one symbol each, in order, whenever a figure has two or
+    more of them: readers who do not see the colours (or print in grey) can still tell them
+    apart. A trace that sets its own dash or symbol keeps it.
+    """
+    lines = [t for t in data if t.get("type", "scatter") == "scatter"
+             and "lines" in t.get("mode", "lines") and "dash" not in t.get("line", {})]  # fmt: skip
+    if len(lines) > 1:
+        for i, trace in enumerate(lines):
+            trace["line"] = {**trace.get("line", {}), "dash": DASHES[i % len(DASHES)]}
+    dots = [t for t in data if t.get("type") == "scatter" and t.get("mode") == "markers"
+            and "symbol" not in t.get("marker", {})]  # fmt: skip
+    if len(dots) > 1:
+        for i, trace in enumerate(dots):
+            trace["marker"] = {**trace.get("marker", {}), "symbol": SYMBOLS[i % len(SYMBOLS)]}
+    return data
 
 
 def panel_titles(titles: Sequence[str], xs: Sequence[float], size: int = 14) -> list[dict]:

@@ -47,3 +47,22 @@ def test_validation_catches_a_bad_property():
     bad = figure([{"type": "bar", "x": [1], "y": [1], "colour": "red"}], {})
     with pytest.raises(ValueError, match="colour"):
         assert_valid_plotly(bad)
+
+
+def test_lines_and_markers_differ_by_more_than_colour():
+    """Two undashed lines get two dash patterns, two plain marker traces two symbols; a
+    trace that chose its own dash or symbol keeps it."""
+    from figures.style import figure
+
+    fig = figure([
+        {"type": "scatter", "x": [0, 1], "y": [0, 1], "mode": "lines"},
+        {"type": "scatter", "x": [0, 1], "y": [1, 0], "mode": "lines"},
+        {"type": "scatter", "x": [0, 1], "y": [1, 1], "mode": "lines", "line": {"dash": "dot"}},
+        {"type": "scatter", "x": [0], "y": [0], "mode": "markers"},
+        {"type": "scatter", "x": [1], "y": [1], "mode": "markers"},
+    ], {})  # fmt: skip
+    dashes = [t.line.dash for t in fig.data[:3]]
+    assert dashes[0] != dashes[1] and dashes[2] == "dot"
+    assert fig.data[3].marker.symbol != fig.data[4].marker.symbol
+    single = figure([{"type": "scatter", "x": [0], "y": [0], "mode": "lines"}], {})
+    assert single.data[0].line.dash is None  # one line: nothing to tell apart
