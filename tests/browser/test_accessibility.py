@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from bench.server import ROOT
 from tests.browser.conftest import wait_for_app
@@ -77,3 +77,62 @@ def test_every_chart_is_a_named_figure_that_says_where_its_numbers_are(page, ser
     hint = strings(lang)["kit.chart_data_hint"]
     assert names and all(name.endswith(hint) and len(name) > len(hint) + 3 for name in names)
     assert all(not name.startswith("Chart.") for name in names), names
+
+
+@pytest.mark.parametrize("path", ["", "softmax", "forward_diffusion"], ids=lambda p: p or "home")
+def test_presenter_mode_keeps_its_contrast(page, server, axe_source, path):
+    """Projector type (?present=1) passes the same audit: no serious contrast failure."""
+    page.goto(f"{server.url}/{path}?present=1")
+    wait_for_app(page)
+    serious = [v for v in violations(page, axe_source) if v["impact"] in ("serious", "critical")]
+    assert serious == [], serious
+
+
+def focused_control(page: Page) -> str | None:
+    """The widget key (``st-key-…``) of the element that has the keyboard focus."""
+    return page.evaluate(
+        """() => {
+            const now = document.activeElement;
+            const box = now && now.closest('[class*="st-key-"]');
+            if (!box) return null;
+            const cls = [...box.classList].find(c => c.startsWith('st-key-'));
+            return cls ? cls.slice(7) : null;
+        }"""
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "controls"),
+    [
+        ("wallis", ["wallis_view", "wallis_n"]),
+        ("softmax", ["softmax_view", "softmax_logits", "softmax_T"]),
+        ("attention_maps", ["attention_maps_view", "attention_maps_sentence",
+                            "attention_maps_d", "attention_maps_proj", "attention_maps_query"]),
+    ],
+)  # fmt: skip
+def test_every_control_is_reached_by_tab_in_reading_order(page, server, path, controls):
+    page.goto(f"{server.url}/{path}")
+    wait_for_app(page)
+    page.locator('[data-testid="stMain"] h1').first.click()  # start from the page's title
+    seen: list[str] = []
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        key = focused_control(page)
+        if key and key not in seen:
+            seen.append(key)
+        if all(c in seen for c in controls):
+            break
+    order = [c for c in seen if c in controls]
+    assert order == controls, seen
+
+
+def test_a_slider_moves_with_the_keyboard(page, server):
+    page.goto(f"{server.url}/wallis")
+    wait_for_app(page)
+    thumb = page.locator(".st-key-wallis_n").locator('[role="slider"], input[type="range"]').first
+    expect(thumb).to_be_visible()
+    thumb.focus()
+    before = thumb.get_attribute("aria-valuenow")
+    page.keyboard.press("ArrowRight")
+    expect(thumb).not_to_have_attribute("aria-valuenow", before)
+    page.wait_for_function("() => location.search.includes('wallis_n=')")
