@@ -393,6 +393,21 @@ def receptive_field(mask: ArrayLike, layers: int) -> BoolArray:
 # ---- linear attention ------------------------------------------------------------------------
 
 
+def path_counts(mask: ArrayLike, layers: int) -> Array:
+    """(M ∨ I)ᴸ as counts: entry (i, j) is the number of chains i ← … ← j of L allowed steps
+    (a step may stay put: the residual connection). Positive exactly where
+    :func:`receptive_field` is True."""
+    m = np.asarray(mask, dtype=bool)
+    return np.linalg.matrix_power((m | np.eye(len(m), dtype=bool)).astype(np.float64), layers)
+
+
+def layers_to_full(mask: ArrayLike) -> int | None:
+    """The fewest stacked layers after which every token can reach every token, or ``None``
+    if no number of layers does (the pattern splits the tokens into separate groups)."""
+    m = np.asarray(mask, dtype=bool)
+    return next((k for k in range(1, len(m) + 1) if receptive_field(m, k).all()), None)
+
+
 def elu_feature_map(x: ArrayLike) -> Array:
     """phi(x) = elu(x) + 1: x + 1 for x > 0, exp(x) otherwise; always positive."""
     X = np.asarray(x, dtype=np.float64)
@@ -496,6 +511,18 @@ def time_orderings(
 def loglog_slope(x: ArrayLike, y: ArrayLike) -> float:
     """Least-squares slope of log y against log x (the exponent p in y ~ x^p)."""
     return float(np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)[0])
+
+
+def extrapolate_pairs(lengths: Sequence[int], counted: Sequence[float]) -> Array:
+    """Allowed pairs for every n in ``lengths``: the first ``len(counted)`` as counted on the
+    mask, the rest grown linearly in n from the last counted one (sparse patterns keep a
+    fixed number of keys per query, so their pairs grow like n)."""
+    n = np.asarray(lengths, dtype=np.float64)
+    known = np.asarray(counted, dtype=np.float64)
+    if not 1 <= len(known) <= len(n):
+        raise ValueError("count at least one and at most len(lengths) masks")
+    tail = known[-1] / n[len(known) - 1] * n[len(known) :]
+    return np.concatenate([known, tail])
 
 
 def diagonal_max_rows(weights: ArrayLike) -> BoolArray:

@@ -8,15 +8,12 @@ import streamlit as st
 
 from core import attention as att
 from figures import attention as figs
-from ui import exercises, kit, state
-from ui.boot import require_entrypoint
-from ui.i18n import t, t_tex
+from ui import exercises, kit, tex
+from ui.i18n import t_tex
 
-require_entrypoint()
-
-C = "sparse_attention"
 LENGTHS = [16, 24, 32, 48, 64]
 COST_LENGTHS = [2**k for k in range(6, 15)]  # 64 .. 16384
+COUNTED_UP_TO = 2048  # larger n: allowed pairs extrapolated linearly from the largest counted
 PARAMS = {  # which knobs each pattern uses
     "band": ("width",), "dilated": ("width", "dilation"), "global": ("n_global",),
     "random": ("per_row",), "block_local": ("block",), "star": (),
@@ -26,111 +23,98 @@ PARAMS = {  # which knobs each pattern uses
 RANGES = {"width": (0, 8, 2), "dilation": (1, 4, 2), "n_global": (0, 4, 1), "per_row": (0, 6, 2),
           "block": (1, 16, 4)}  # fmt: skip
 
-
-def big(x: float) -> str:
-    return f"{x:,.0f}".replace(",", "{,}")
-
-
-kit.intro(C)
-view = state.choice(t(f"{C}.view"), f"{C}_view", ("pattern", "cost"), "pattern",
-                    format_func=lambda v: t(f"{C}.tab_{v}"))  # fmt: skip
-name = state.choice(t(f"{C}.pattern"), f"{C}_pattern", att.PRESETS, "band",
-                    format_func=lambda v: t(f"{C}.p_{v}"))  # fmt: skip
-knobs = PARAMS[name]
-cols = st.columns(max(len(knobs), 1) + 2)
-params: dict[str, int] = {}
-for col, knob in zip(cols, knobs, strict=False):
-    lo, hi, default = RANGES[knob]
-    with col:
-        params[knob] = state.slider(t(f"{C}.{knob}"), f"{C}_{knob}", lo, hi, default)
-with cols[-2]:
-    seed = state.number(t(f"{C}.seed"), f"{C}_seed", 0, 10_000, 0)
+page = kit.Page(
+    "sparse_attention",
+    views=("pattern", "cost"),
+    exercise=exercises.sparse_attention,
+    code=(att.preset_mask, att.band_mask, att.dilated_mask, att.global_mask, att.random_mask,
+          att.block_local_mask, att.star_mask, att.receptive_field, att.path_counts),
+)  # fmt: skip
 
 
-def build(n: int) -> np.ndarray:
-    return att.preset_mask(name, n, rng=np.random.default_rng(seed), **params)  # type: ignore[arg-type]
+@page.view("pattern", "cost")
+def controls() -> None:
+    """The pattern and its knobs (full reruns: they change the whole page)."""
+    name = page.choice("pattern", att.PRESETS, "band",
+                       format_func=lambda v: page.tr(f"p_{v}"))  # fmt: skip
+    knobs = PARAMS[name]
+    cols = st.columns(max(len(knobs), 1) + 2)
+    params: dict[str, int] = {}
+    for col, knob in zip(cols, knobs, strict=False):
+        with col:
+            params[knob] = page.slider(knob, *RANGES[knob])
+    with cols[-2]:
+        seed = page.seed()
+
+    def build(n: int) -> np.ndarray:
+        return att.preset_mask(name, n, rng=np.random.default_rng(seed), **params)  # type: ignore[arg-type]
+
+    if page.current_view == "pattern":
+        with cols[-1]:
+            n = page.select_slider("n", LENGTHS, 32)
+        pattern_view(build(n))
+    else:
+        counted = [int(build(m).sum()) for m in COST_LENGTHS if m <= COUNTED_UP_TO]
+        cost_view(name, att.extrapolate_pairs(COST_LENGTHS, counted))
 
 
 @kit.fragment
-def pattern_view(n: int) -> None:
+def pattern_view(mask: np.ndarray) -> None:
     """The layers slider redraws the receptive field; the mask itself is drawn once."""
-    mask = build(n)
-    L = state.slider(t(f"{C}.layers"), f"{C}_layers", 0, 8, 1)
+    n = len(mask)
+    L = page.slider("layers", 0, 8, 1)
     reach = att.receptive_field(mask, L)
-    cover = float(reach.mean())
-    power = np.linalg.matrix_power((mask | np.eye(n, dtype=bool)).astype(float), L)
-    full_at = next((k for k in range(1, n + 1) if att.receptive_field(mask, k).all()), None)
-    hover = t(f"{C}.hover_cell", q="%{y}", k="%{x}", v="%{z}")
+    full_at = att.layers_to_full(mask)
+    hover = page.tr("hover_cell", q="%{y}", k="%{x}", v="%{z}")
     a, b = st.columns(2)
     with a:
-        kit.chart(figs.mask_heatmap(mask, title=t(f"{C}.mask_title", n=n),
-                                    x_title=t(f"{C}.keys"), y_title=t(f"{C}.queries"),
-                                    on_label=t(f"{C}.attends"), off_label=t(f"{C}.blocked"),
-                                    hover=hover), key=f"{C}_mask_chart")  # fmt: skip
+        page.chart(figs.mask_heatmap(
+            mask, title=page.tr("mask_title", n=n), x_title=page.tr("keys"),
+            y_title=page.tr("queries"), on_label=page.tr("attends"),
+            off_label=page.tr("blocked"), hover=hover,
+        ), "mask_chart")  # fmt: skip
     with b:
-        kit.chart(figs.mask_heatmap(reach, title=t(f"{C}.reach_title"), x_title=t(f"{C}.keys"),
-                                    y_title=t(f"{C}.queries"), on_label=t(f"{C}.reachable"),
-                                    off_label=t(f"{C}.not_yet"), hover=hover),
-                  key=f"{C}_reach_chart")  # fmt: skip
-    nnz = int(mask.sum())
-    kit.formula(
-        f"\\text{{{t(f'{C}.density_tex')}}} = \\frac{{{nnz}}}{{{n}^2}}"
-        f" = {att.density(mask):.3f},\\qquad R_{{{L}}} = (M \\lor I)^{{{L}}}:\\ "
-        + t_tex(f"{C}.connected", p=f"{100 * cover:.1f}\\%"),
+        page.chart(figs.mask_heatmap(
+            reach, title=page.tr("reach_title"), x_title=page.tr("keys"),
+            y_title=page.tr("queries"), on_label=page.tr("reachable"),
+            off_label=page.tr("not_yet"), hover=hover,
+        ), "reach_chart")  # fmt: skip
+    page.formula(
+        "pattern", nnz=int(mask.sum()), n=n, density=f"{att.density(mask):.3f}", L=L,
+        connected=t_tex("sparse_attention.connected", p=f"{100 * reach.mean():.1f}\\%"),
         checks=[
-            kit.Check(t(f"{C}.check_monotone"), bool(np.all(att.receptive_field(mask, L + 1)
-                                                             >= reach))),
-            kit.Check(t(f"{C}.check_layer1"), bool(np.array_equal(
+            kit.Check(page.tr("check_monotone"),
+                      bool(np.all(att.receptive_field(mask, L + 1) >= reach))),
+            kit.Check(page.tr("check_layer1"), bool(np.array_equal(
                 att.receptive_field(mask, 1), mask | np.eye(n, dtype=bool)))),
-            kit.Check(t(f"{C}.check_power"), bool(np.array_equal(reach, power > 0)),
-                      t(f"{C}.full_at", L=full_at) if full_at else t(f"{C}.never_full")),
+            kit.Check(page.tr("check_power"),
+                      bool(np.array_equal(reach, att.path_counts(mask, L) > 0)),
+                      page.tr("full_at", L=full_at) if full_at else page.tr("never_full")),
         ],
     )  # fmt: skip
-
-
-def pattern_costs() -> np.ndarray:
-    """Allowed pairs for each n: counted on the mask up to 2048, then extrapolated linearly."""
-    costs = np.array([build(m).sum() if m <= 2048 else np.nan for m in COST_LENGTHS], float)
-    known = ~np.isnan(costs)
-    last = int(np.flatnonzero(known)[-1])
-    costs[~known] = costs[last] / COST_LENGTHS[last] * np.array(COST_LENGTHS)[~known]
-    return costs
 
 
 @kit.fragment
-def cost_view(costs: np.ndarray) -> None:
-    n = state.select_slider(t(f"{C}.cost_n"), f"{C}_cost_n", COST_LENGTHS, 1024)
+def cost_view(name: str, costs: np.ndarray) -> None:
+    n = page.select_slider("cost_n", COST_LENGTHS, 1024)
     full = np.array(COST_LENGTHS, float) ** 2
     k = COST_LENGTHS.index(n)
-    kit.chart(figs.cost_figure(
-        np.array(COST_LENGTHS), full, costs, n, (full[k], costs[k]), title=t(f"{C}.cost_title"),
-        x_title="n", y_title=t(f"{C}.pairs"), names=(t(f"{C}.full"), t(f"{C}.p_{name}")),
-        hovertemplate=t(f"{C}.hover_pairs", n="%{x}", k="%{y:,.0f}") + "<extra></extra>",
-    ), key=f"{C}_cost_chart")  # fmt: skip
-    growth = np.polyfit(np.log(COST_LENGTHS[:4]), np.log(costs[:4]), 1)[0]
-    kit.formula(
-        f"n = {n}:\\quad n^2 = {big(full[k])}\\quad\\text{{{t(f'{C}.vs_tex')}}}\\quad "
-        + t_tex(f"{C}.pairs_tex", k=big(costs[k])) + "\\quad("
-        + t_tex(f"{C}.fewer", r=f"{full[k] / costs[k]:.1f}") + ")",
+    page.chart(figs.cost_figure(
+        np.array(COST_LENGTHS), full, costs, n, (full[k], costs[k]), title=page.tr("cost_title"),
+        x_title="n", y_title=page.tr("pairs"), names=(page.tr("full"), page.tr(f"p_{name}")),
+        hovertemplate=page.tr("hover_pairs", n="%{x}", k="%{y:,.0f}") + "<extra></extra>",
+    ), "cost_chart")  # fmt: skip
+    growth = att.loglog_slope(COST_LENGTHS[:4], costs[:4])
+    page.formula(
+        "cost", n=n, full=tex.num(full[k]),
+        pairs=t_tex("sparse_attention.pairs_tex", k=tex.num(costs[k])),
+        fewer=t_tex("sparse_attention.fewer", r=f"{full[k] / costs[k]:.1f}"),
         checks=[
-            kit.Check(t(f"{C}.check_cheaper"), bool(costs[k] <= full[k])),
-            kit.Check(t(f"{C}.check_linear"), name == "global" or growth < 1.2,
-                      t(f"{C}.slope", s=f"{growth:.2f}")),
+            kit.Check(page.tr("check_cheaper"), bool(costs[k] <= full[k])),
+            kit.Check(page.tr("check_linear"), name == "global" or growth < 1.2,
+                      page.tr("slope", s=f"{growth:.2f}")),
         ],
     )  # fmt: skip
 
 
-with kit.guard():
-    if view == "pattern":
-        with cols[-1]:
-            n = state.select_slider(t(f"{C}.n"), f"{C}_n", LENGTHS, 32)
-        kit.explain(C, "pattern")
-        pattern_view(n)
-    else:
-        kit.explain(C, "cost")
-        cost_view(pattern_costs())
-state.show_notices()
-kit.try_this(C)
-kit.exercise(C, exercises.sparse_attention)
-kit.show_code(C, att.preset_mask, att.band_mask, att.dilated_mask, att.global_mask,
-              att.random_mask, att.block_local_mask, att.receptive_field)  # fmt: skip
+page.run()

@@ -374,3 +374,27 @@ def test_star_transformer_has_its_relay_and_its_ring(n):
     assert m[1, n - 1] and m[n - 1, 1]  # the ring closes
     assert m.sum() == 5 * n - 4
     assert at.receptive_field(m, 2).all()  # any two tokens within two steps
+
+
+@given(st.integers(4, 24), st.integers(0, 3), st.integers(0, 5))
+def test_path_counts_are_positive_exactly_on_the_receptive_field(n, width, layers):
+    mask = at.band_mask(n, width)
+    np.testing.assert_array_equal(
+        at.path_counts(mask, layers) > 0, at.receptive_field(mask, layers)
+    )
+
+
+def test_layers_to_full_for_a_band_and_a_split_pattern():
+    assert at.layers_to_full(at.band_mask(9, 2)) == 4  # ⌈(9 − 1)/2⌉ hops of at most 2
+    assert at.layers_to_full(at.block_local_mask(8, 4)) is None  # two blocks never meet
+    assert at.layers_to_full(at.star_mask(10)) == 2
+
+
+def test_extrapolated_pairs_grow_linearly_after_the_last_count():
+    lengths = [64, 128, 256, 512]
+    counted = [at.band_mask(n, 2).sum() for n in lengths[:2]]
+    out = at.extrapolate_pairs(lengths, counted)
+    np.testing.assert_array_equal(out[:2], counted)
+    np.testing.assert_allclose(out[2:], counted[1] / 128 * np.array([256, 512]))
+    # a band really is (almost) linear: the extrapolation is within 1 % of the true count
+    assert abs(out[3] - at.band_mask(512, 2).sum()) / out[3] < 0.01
