@@ -157,7 +157,11 @@ def scrub_figure(
 
     def curve(y: Array, k: int, sfx: str, name: str, dash: str = "solid",
               legend: bool = False) -> dict:  # fmt: skip
-        return {"type": "scatter", "x": t_curve, "y": _list(y[idx], 4), "mode": "lines",
+        # the second schedule also carries open diamonds: colour is not its only mark
+        diamonds = {"symbol": "diamond-open", "size": 7, "color": SCHEDULE_COLOURS[k],
+                    "maxdisplayed": 10}  # fmt: skip
+        marks = {"mode": "lines+markers", "marker": diamonds} if k else {"mode": "lines"}
+        return {"type": "scatter", "x": t_curve, "y": _list(y[idx], 4), **marks,
                 "name": name, "legendgroup": name, "showlegend": legend, "xaxis": f"x{sfx}",
                 "yaxis": f"y{sfx}", "line": {"color": SCHEDULE_COLOURS[k], "dash": dash},
                 "hovertemplate": f"{name}<br>t = %{{x}}: %{{y:.4f}}<extra></extra>"}  # fmt: skip

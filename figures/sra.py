@@ -117,7 +117,7 @@ def cost_figure(
     data = [
         {"type": "scatter", "x": _list(tokens), "y": _list(tokens**2 / R**2), "mode": "lines",
          "name": "(HW)²" if R == 1 else f"(HW)²/{R * R} (R = {R})",
-         "line": {"color": colours[i % len(colours)], "dash": "dash" if R == 1 else "solid"},
+         "line": {"color": colours[i % len(colours)]},  # a dash pattern each: figures.style
          "hovertemplate": hovertemplate}
         for i, R in enumerate(ratios)
     ]  # fmt: skip
