@@ -19,7 +19,7 @@ P patch size of a stage's embedding, E MLP expansion ratio.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -115,20 +115,60 @@ def sra_weights(
     return attention_weights(x @ w_q, spatial_reduction(x, height, width, ratio, w_s) @ w_k)
 
 
-def attention_cost(n_tokens: int, ratio: int, channels: int = 64) -> dict[str, int]:
+@dataclass(frozen=True)
+class SRACost:
+    """One head's attention with and without spatial reduction, for N = H·W tokens.
+
+    Attributes:
+        entries: N² weights of full attention; sra_entries: N·N/R² with SR.
+        bytes, sra_bytes: the same in float32 memory; sr_params: the R²C×C of Wˢ.
+    """
+
+    entries: int
+    sra_entries: int
+    bytes: int
+    sra_bytes: int
+    sr_params: int
+
+
+def attention_cost(n_tokens: int, ratio: int, channels: int = 64) -> SRACost:
     """Attention entries and memory (float32 bytes) with and without SR: N², N²/R²."""
     if n_tokens % (ratio * ratio):
         raise ValueError(f"N = {n_tokens} is not divisible by R² = {ratio * ratio}")
     full, reduced = n_tokens * n_tokens, n_tokens * (n_tokens // ratio**2)
-    return {"entries": full, "sra_entries": reduced, "bytes": 4 * full, "sra_bytes": 4 * reduced,
-            "sr_params": ratio * ratio * channels * channels}  # fmt: skip
+    return SRACost(full, reduced, 4 * full, 4 * reduced, ratio * ratio * channels * channels)
 
 
-def pvt_stages(image_size: int, variant: str = "Tiny") -> list[dict[str, Any]]:
-    """Table 1 of PVT for a square ``image_size`` input: one row per stage.
+@dataclass(frozen=True)
+class PVTStage:
+    """One row of PVT's Table 1 at a given input size (Wang et al. 2021).
 
-    Each row: P, C, heads, R, E, L (depth), the patch-embedding input side H_{i-1} and output
-    side H_i = H_{i-1} / P_i, tokens N_i = H_i², K/V tokens N_i / R_i², attention entries.
+    Attributes:
+        stage: i = 1 … 4; P, C, heads (Nᵢ), R, E, L: the paper's hyper-parameters.
+        in_side: H_{i−1}, the side entering the patch embedding; side: Hᵢ = H_{i−1}/Pᵢ.
+        tokens: HᵢWᵢ query tokens; kv_tokens: HᵢWᵢ/Rᵢ²; entries, sra_entries: the maps.
+    """
+
+    stage: int
+    P: int
+    C: int
+    heads: int
+    R: int
+    E: int
+    L: int
+    in_side: int
+    side: int
+    tokens: int
+    kv_tokens: int
+    entries: int
+    sra_entries: int
+
+
+def pvt_stages(image_size: int, variant: str = "Tiny") -> list[PVTStage]:
+    """Table 1 of PVT for a square ``image_size`` input: one :class:`PVTStage` per stage.
+
+    Side Hᵢ = H_{i−1}/Pᵢ, query tokens HᵢWᵢ = Hᵢ², K/V tokens HᵢWᵢ/Rᵢ² (Nᵢ is the number of
+    heads, as in the paper).
     """
     if variant not in PVT_DEPTHS:
         raise ValueError(f"unknown PVT variant {variant!r}: choose one of {', '.join(PVT_DEPTHS)}")
@@ -139,11 +179,11 @@ def pvt_stages(image_size: int, variant: str = "Tiny") -> list[dict[str, Any]]:
         P, R = PVT_STAGES["P"][i], PVT_STAGES["R"][i]
         out = side // P
         N, kv = out * out, (out // R) ** 2
-        rows.append({
-            "stage": i + 1, "P": P, "C": PVT_STAGES["C"][i], "heads": PVT_STAGES["heads"][i],
-            "R": R, "E": PVT_STAGES["E"][i], "L": PVT_DEPTHS[variant][i], "in_side": side,
-            "side": out, "tokens": N, "kv_tokens": kv, "entries": N * N, "sra_entries": N * kv,
-        })  # fmt: skip
+        rows.append(PVTStage(
+            stage=i + 1, P=P, C=PVT_STAGES["C"][i], heads=PVT_STAGES["heads"][i], R=R,
+            E=PVT_STAGES["E"][i], L=PVT_DEPTHS[variant][i], in_side=side, side=out, tokens=N,
+            kv_tokens=kv, entries=N * N, sra_entries=N * kv,
+        ))  # fmt: skip
         side = out
     return rows
 

@@ -132,7 +132,7 @@ def cost_figure(
 
 
 def stage_tokens_figure(
-    rows: Sequence[dict[str, Any]], *, title: str, y_title: str, names: tuple[str, str],
+    rows: Sequence[Any], *, title: str, y_title: str, names: tuple[str, str],
     stage_label: str = "stage {n}",
 ) -> go.Figure:  # fmt: skip
     """Tokens per PVT stage before (H_iW_i) and after (H_iW_i/R_i²) spatial reduction, log y.
@@ -140,12 +140,12 @@ def stage_tokens_figure(
     ``stage_label`` names the bars' categories (``{n}`` = the stage number).
     Traces: [0] query tokens H_iW_i, [1] key/value tokens H_iW_i / R_i².
     """
-    stages = [stage_label.format(n=r["stage"]) for r in rows]
+    stages = [stage_label.format(n=r.stage) for r in rows]
     data = [
-        {"type": "bar", "x": stages, "y": [r["tokens"] for r in rows], "name": names[0],
+        {"type": "bar", "x": stages, "y": [r.tokens for r in rows], "name": names[0],
          "marker": {"color": BLUE}, "hovertemplate": "%{x}: %{y:,}<extra>" + names[0]
          + "</extra>"},
-        {"type": "bar", "x": stages, "y": [r["kv_tokens"] for r in rows], "name": names[1],
+        {"type": "bar", "x": stages, "y": [r.kv_tokens for r in rows], "name": names[1],
          "marker": {"color": GREEN}, "hovertemplate": "%{x}: %{y:,}<extra>" + names[1]
          + "</extra>"},
     ]  # fmt: skip

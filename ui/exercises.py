@@ -225,12 +225,12 @@ def pvt_sra(rng: np.random.Generator) -> Exercise:
     size = int(rng.choice(np.arange(224, 641, 32)))
     stage = int(rng.integers(1, 5))
     row = sra.pvt_stages(size)[stage - 1]
-    side, R = row["side"], row["R"]
+    side, R = row.side, row.R
     return Exercise(
         question=t("pvt_sra.ex_kv_q", size=size, stage=stage, stride=size // side, R=R),
-        answer=float(row["kv_tokens"]),
+        answer=float(row.kv_tokens),
         explanation=t("pvt_sra.ex_kv_how", size=size, stride=size // side, side=side,
-                      N=row["tokens"], R=R, R2=R * R, kv=row["kv_tokens"],
+                      N=row.tokens, R=R, R2=R * R, kv=row.kv_tokens,
                       sr=size // side * R),
     )  # fmt: skip
 

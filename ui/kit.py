@@ -512,36 +512,42 @@ class Page:
 
         return register
 
-    # -- controls whose value lives in the URL (label <concept>.<name>, key <concept>_<name>)
+    # -- controls whose value lives in the URL: label <concept>.<name>, key <concept>_<name>
+    #    (``key=`` overrides the widget key, for a control whose URL name predates the kit)
 
-    def slider(self, name: str, lo: float, hi: float, default: float, **kw: Any) -> Any:
-        return state.slider(self.tr(name), self.key(name), lo, hi, default, **kw)
+    def slider(self, name: str, lo: float, hi: float, default: float, *, key: str | None = None,
+               **kw: Any) -> Any:  # fmt: skip
+        return state.slider(self.tr(name), key or self.key(name), lo, hi, default, **kw)
 
-    def select_slider(self, name: str, options: Sequence[float], default: float, **kw: Any) -> Any:
-        return state.select_slider(self.tr(name), self.key(name), options, default, **kw)
+    def select_slider(self, name: str, options: Sequence[float], default: float, *,
+                      key: str | None = None, **kw: Any) -> Any:  # fmt: skip
+        return state.select_slider(self.tr(name), key or self.key(name), options, default, **kw)
 
-    def number(self, name: str, lo: int, hi: int, default: int, **kw: Any) -> int:
-        return state.number(self.tr(name), self.key(name), lo, hi, default, **kw)
+    def number(self, name: str, lo: int, hi: int, default: int, *, key: str | None = None,
+               **kw: Any) -> int:  # fmt: skip
+        return state.number(self.tr(name), key or self.key(name), lo, hi, default, **kw)
 
     def seed(self, default: int = 0, hi: int = 10_000) -> int:
         """The page's seed (``<concept>_seed``): the same seed draws the same example."""
         return state.number(t("kit.seed"), self.key("seed"), 0, hi, default,
                             help=t("kit.seed_help"))  # fmt: skip
 
-    def choice(self, name: str, options: Sequence[str], default: str, **kw: Any) -> str:
+    def choice(self, name: str, options: Sequence[str], default: str, *, key: str | None = None,
+               **kw: Any) -> str:  # fmt: skip
         """A radio over ``options``, each shown as the string ``<concept>.<name>_<option>``."""
         kw.setdefault("format_func", lambda o: self.tr(f"{name}_{o}"))
-        return state.choice(self.tr(name), self.key(name), options, default, **kw)
+        return state.choice(self.tr(name), key or self.key(name), options, default, **kw)
 
-    def selectbox(self, name: str, options: Sequence[str], default: str, **kw: Any) -> str:
+    def selectbox(self, name: str, options: Sequence[str], default: str, *,
+                  key: str | None = None, **kw: Any) -> str:  # fmt: skip
         kw.setdefault("format_func", lambda o: self.tr(f"{name}_{o}"))
-        return state.selectbox(self.tr(name), self.key(name), options, default, **kw)
+        return state.selectbox(self.tr(name), key or self.key(name), options, default, **kw)
 
-    def toggle(self, name: str, default: bool, **kw: Any) -> bool:
-        return state.toggle(self.tr(name), self.key(name), default, **kw)
+    def toggle(self, name: str, default: bool, *, key: str | None = None, **kw: Any) -> bool:
+        return state.toggle(self.tr(name), key or self.key(name), default, **kw)
 
-    def text(self, name: str, default: str, **kw: Any) -> str:
-        return state.text(self.tr(name), self.key(name), default, **kw)
+    def text(self, name: str, default: str, *, key: str | None = None, **kw: Any) -> str:
+        return state.text(self.tr(name), key or self.key(name), default, **kw)
 
     # -- output ----------------------------------------------------------------------------
 

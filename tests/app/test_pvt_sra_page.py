@@ -46,8 +46,12 @@ def test_query_is_clamped_when_the_map_shrinks():
 def test_stages_show_table_one_and_49_kv_tokens_at_224():
     at = open_page(PAGE, {"pvt_sra_view": "stages"})
     text = latex(at)
-    for n in ("3{,}136", "N_2 = 784", "N_3 = 196", "N_4 = 49"):
+    for n in ("3{,}136", "H_2W_2 = 784", "H_3W_3 = 196", "H_4W_4 = 49"):
         assert n in text
+    # Nᵢ is the number of heads of stage i (1, 2, 5, 8), never a token count
+    for n in ("N_1 = 1", "N_2 = 2", "N_3 = 5", "N_4 = 8"):
+        assert n in text
+    assert "N_2 = 784" not in text
     assert text.count("= 49") >= 4
     at.select_slider(key="pvt_sra_stage_side").set_value(512).run()
     assert "— 256" in latex(at)

@@ -9,11 +9,11 @@ STAGES = sra.pvt_stages(224)
 
 
 def stage1_entries() -> int:
-    return STAGES[0]["entries"]
+    return STAGES[0].entries
 
 
 CLAIMS = [
-    Claim("56", lambda: str(STAGES[0]["side"]), why="stage-1 tokens per side at 224²"),
+    Claim("56", lambda: str(STAGES[0].side), why="stage-1 tokens per side at 224²"),
     Claim(
         "9.8",
         lambda: f"{stage1_entries() / 1e6:.1f}",
@@ -28,10 +28,10 @@ CLAIMS = [
     ),  # fmt: skip
     Claim(
         "32",
-        lambda: str({s["R"] * 224 // s["in_side"] * s["P"] for s in STAGES}.pop()),
+        lambda: str({s.R * 224 // s.in_side * s.P for s in STAGES}.pop()),
         why="P₁···Pᵢ·Rᵢ, the same at every stage",
     ),  # fmt: skip
-    Claim("49", lambda: str({s["kv_tokens"] for s in STAGES}.pop()), why="key/value tokens"),
+    Claim("49", lambda: str({s.kv_tokens for s in STAGES}.pop()), why="key/value tokens"),
 ]
 
 NOT_CLAIMS = {"2021": "Wang et al. 2021", "512": "an input size a try-this step picks"}

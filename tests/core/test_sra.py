@@ -87,27 +87,27 @@ def test_mean_pool_projection_averages_each_patch():
 
 def test_pvt_table_one_and_token_counts_at_224():
     rows = sra.pvt_stages(224, "Tiny")
-    assert [r["tokens"] for r in rows] == [3136, 784, 196, 49]
-    assert [r["kv_tokens"] for r in rows] == [49, 49, 49, 49]
-    assert [r["side"] for r in rows] == [56, 28, 14, 7]
-    assert [r["in_side"] for r in rows] == [224, 56, 28, 14]
-    assert [(r["P"], r["C"], r["heads"], r["R"], r["E"]) for r in rows] == [
+    assert [r.tokens for r in rows] == [3136, 784, 196, 49]
+    assert [r.kv_tokens for r in rows] == [49, 49, 49, 49]
+    assert [r.side for r in rows] == [56, 28, 14, 7]
+    assert [r.in_side for r in rows] == [224, 56, 28, 14]
+    assert [(r.P, r.C, r.heads, r.R, r.E) for r in rows] == [
         (4, 64, 1, 8, 8), (2, 128, 2, 4, 8), (2, 320, 5, 2, 4), (2, 512, 8, 1, 4)]  # fmt: skip
-    assert rows[0]["entries"] == 64 * rows[0]["sra_entries"]
-    depths = {v: tuple(r["L"] for r in sra.pvt_stages(224, v)) for v in sra.PVT_DEPTHS}
+    assert rows[0].entries == 64 * rows[0].sra_entries
+    depths = {v: tuple(r.L for r in sra.pvt_stages(224, v)) for v in sra.PVT_DEPTHS}
     assert depths == {"Tiny": (2, 2, 2, 2), "Small": (3, 4, 6, 3), "Medium": (3, 4, 18, 3),
                       "Large": (3, 8, 27, 3)}  # fmt: skip
 
 
 @given(st.integers(1, 32))
 def test_kv_tokens_are_image_over_32_squared_at_every_stage(k):
-    assert {r["kv_tokens"] for r in sra.pvt_stages(32 * k)} == {k * k}
+    assert {r.kv_tokens for r in sra.pvt_stages(32 * k)} == {k * k}
 
 
 def test_attention_cost_shrinks_by_r_squared():
     cost = sra.attention_cost(3136, 8)
-    assert cost["entries"] == 3136**2 == 64 * cost["sra_entries"]
-    assert cost["bytes"] == 4 * 3136**2
+    assert cost.entries == 3136**2 == 64 * cost.sra_entries
+    assert cost.bytes == 4 * 3136**2
 
 
 @pytest.mark.parametrize(
