@@ -8,22 +8,18 @@ import sympy
 
 from core import cayley_hamilton as ch
 from figures import cayley_hamilton as figs
-from ui import exercises, kit, state
-from ui.boot import require_entrypoint
-from ui.i18n import t
+from ui import exercises, kit, tex
 
-require_entrypoint()
-
-C = "cayley_hamilton"
-VIEWS = ("theorem", "two_by_two")
 SHOW_MATRICES_UP_TO = 4  # larger matrices are summarised, not printed in the formula
 DEFAULT_MATRIX = "2 1 0; -1 2 1; 0 1 1"
 EPS = float(np.finfo(np.float64).eps)
 
-kit.intro(C)
-view = state.choice(
-    t("cayley_hamilton.view"), "cayley_hamilton_view", VIEWS, "theorem",
-    format_func=lambda v: t(f"cayley_hamilton.tab_{v}"),
+page = kit.Page(
+    "cayley_hamilton",
+    views=("theorem", "two_by_two"),
+    exercise=exercises.cayley_hamilton,
+    code=(ch.parse_matrix, ch.characteristic_coefficients, ch.horner_steps,
+          ch.cayley_hamilton_residual, ch.inverse_by_cayley_hamilton, ch.power_by_reduction),
 )  # fmt: skip
 
 
@@ -34,14 +30,6 @@ def mat(M: sympy.Matrix) -> str:
         biggest = sympy.latex(max(abs(x) for x in M))
         return f"\\left({M.shape[0]}\\times{M.shape[1]},\\ \\max |m_{{ij}}| = {biggest}\\right)"
     return sympy.latex(M)
-
-
-def sci(x: float) -> str:
-    """``5.77 \\times 10^{-15}`` for LaTeX (0 stays 0)."""
-    if x == 0:
-        return "0"
-    mantissa, exponent = f"{x:.2e}".split("e")
-    return f"{mantissa} \\times 10^{{{int(exponent)}}}"
 
 
 def horner_tex(c: list) -> str:
@@ -76,27 +64,22 @@ def theorem_part(A: sympy.Matrix) -> None:
         inv_tex = "A^{-1} = -\\tfrac{1}{c_0}\\bigl(A^{n-1} + \\dots + c_1 I\\bigr) = " + mat(A_inv)
         inv_ok = (A * A_inv) == sympy.eye(n)
     else:
-        inv_tex = f"\\det A = 0:\\ \\text{{{t('cayley_hamilton.no_inverse')}}}"
-    kit.formula(
-        "\\begin{gathered}"
-        f"A = {mat(A)}\\\\[8pt] F_A(t) = \\det(tI - A) = {sympy.latex(F.as_expr())}\\\\[8pt]"
-        f"F_A(A) = {horner} = {mat(steps[-1])}\\\\[8pt]"
-        f"\\text{{{t('cayley_hamilton.float64_tex')}: }} \\max_{{ij}} |F_A(A)_{{ij}}| = {sci(size)}"
-        f" \\;\\text{{{t('cayley_hamilton.vs_tex')}}}\\; \\|A\\|_2^{{{n}}}\\,\\varepsilon"
-        f" = {sci(scale * EPS)}\\\\[8pt]"
-        f"{inv_tex}"
-        "\\end{gathered}",
+        inv_tex = f"\\det A = 0:\\ \\text{{{page.tr('no_inverse')}}}"
+    page.formula(
+        "theorem", A=mat(A), F=sympy.latex(F.as_expr()), horner=horner, residual=mat(steps[-1]),
+        size=tex.sci(size, 3, moderate=None), n=n, scale=tex.sci(scale * EPS, 3, moderate=None),
+        inverse=inv_tex,
         checks=[
-            kit.Check(t("cayley_hamilton.check_zero"), steps[-1].is_zero_matrix),
-            kit.Check(t("cayley_hamilton.check_trace_det"),
+            kit.Check(page.tr("check_zero"), steps[-1].is_zero_matrix),
+            kit.Check(page.tr("check_trace_det"),
                       c[1] == -A.trace() and c[-1] == (-1) ** n * det),
-            kit.Check(t("cayley_hamilton.check_float"), size <= 1e3 * n * scale * EPS,
+            kit.Check(page.tr("check_float"), size <= 1e3 * n * scale * EPS,
                       f"{size / (scale * EPS):.1f} ‖A‖ⁿε"),
-            kit.Check(t("cayley_hamilton.check_inverse"), inv_ok,
-                      "" if det != 0 else t("cayley_hamilton.singular")),
+            kit.Check(page.tr("check_inverse"), inv_ok,
+                      "" if det != 0 else page.tr("singular")),
         ],
     )  # fmt: skip
-    box = st.expander(t("cayley_hamilton.horner"), key="cayley_hamilton_steps", on_change="rerun")
+    box = st.expander(page.tr("horner"), key=page.key("steps"), on_change="rerun")
     if box.open:
         with box:
             st.markdown(
@@ -110,61 +93,51 @@ def theorem_part(A: sympy.Matrix) -> None:
 @kit.fragment
 def powers_view(A: sympy.Matrix) -> None:
     """The power slider: A^k from the remainder t^k mod F_A(t) (reruns alone)."""
-    k = state.slider(t("cayley_hamilton.k"), "cayley_hamilton_k", 0, 60, 5)
+    k = page.slider("k", 0, 60, 5)
     n = A.shape[0]
     r, A_k = ch.power_by_reduction(A, k)
-    kit.chart(figs.powers_figure(
+    page.chart(figs.powers_figure(
         np.linalg.eigvals(ch.to_float(A)), r,
-        titles=(t("cayley_hamilton.eigen_title"), t("cayley_hamilton.remainder_title")),
-        axis_titles=(t("cayley_hamilton.re_axis"), t("cayley_hamilton.im_axis"),
-                     t("cayley_hamilton.power_axis"), t("cayley_hamilton.coef_axis")),
-        names=(t("cayley_hamilton.eigen_name"), t("cayley_hamilton.coef_name")),
-    ), key="cayley_hamilton_chart")  # fmt: skip
+        titles=(page.tr("eigen_title"), page.tr("remainder_title")),
+        axis_titles=(page.tr("re_axis"), page.tr("im_axis"),
+                     page.tr("power_axis"), page.tr("coef_axis")),
+        names=(page.tr("eigen_name"), page.tr("coef_name")),
+    ), "chart")  # fmt: skip
     rem = sympy.Poly(list(reversed(r)), ch.t).as_expr() if any(r) else 0
-    kit.formula(
-        f"t^{{{k}}} \\bmod F_A(t) = {sympy.latex(rem)}"
-        f"\\quad\\Longrightarrow\\quad A^{{{k}}} = r(A) = {mat(A_k)}",
+    page.formula(
+        "powers", k=k, remainder=sympy.latex(rem), A_k=mat(A_k),
         checks=[
-            kit.Check(t("cayley_hamilton.check_power"), A_k == A**k),
-            kit.Check(t("cayley_hamilton.check_degree"), len(r) <= n),
+            kit.Check(page.tr("check_power"), A_k == A**k),
+            kit.Check(page.tr("check_degree"), len(r) <= n),
         ],
     )  # fmt: skip
 
 
 def two_by_two_part() -> None:
     A, residual = ch.two_by_two_identity()
-    kit.formula(
-        "\\begin{gathered}"
-        f"A = {sympy.latex(A)},\\quad F_A(t) = t^2 - (a+d)t + (ad - bc)\\\\[6pt]"
-        f"A^2 - (a+d)A + (ad-bc)I = {sympy.latex(A * A)} - (a+d){sympy.latex(A)}"
-        f" + (ad-bc)I = {sympy.latex(residual)}"
-        "\\end{gathered}",
-        checks=[kit.Check(t("cayley_hamilton.check_symbolic"), residual.is_zero_matrix)],
+    page.formula(
+        "two_by_two",
+        A=sympy.latex(A),
+        A2=sympy.latex(A * A),
+        residual=sympy.latex(residual),
+        checks=[kit.Check(page.tr("check_symbolic"), residual.is_zero_matrix)],
     )
 
 
-kit.explain(C, view)
-if view == "theorem":
-    if state.toggle(t("cayley_hamilton.random"), "cayley_hamilton_random", False):
+@page.view("theorem")
+def theorem() -> None:
+    """A typed matrix (parsed by hand, never evaluated) or a seeded random one."""
+    if page.toggle("random", False):
         a, b, _ = st.columns([1, 1, 2])
         with a:
-            n = state.number(t("cayley_hamilton.n"), "cayley_hamilton_n", 1, ch.MAX_SIZE, 4)
+            n = page.number("n", 1, ch.MAX_SIZE, 4)
         with b:
-            seed = state.number(t("cayley_hamilton.seed"), "cayley_hamilton_seed", 0, 10_000, 0)
-        A = ch.random_integer_matrix(n, np.random.default_rng(seed))
-        theorem_part(A)
+            seed = page.seed()
+        theorem_part(ch.random_integer_matrix(n, np.random.default_rng(seed)))
     else:
-        text = state.text(t("cayley_hamilton.matrix"), "cayley_hamilton_matrix", DEFAULT_MATRIX,
-                          max_chars=ch.MAX_CHARS)  # fmt: skip
-        with kit.guard():
-            A = ch.parse_matrix(text)
-            theorem_part(A)
-else:
-    two_by_two_part()
-state.show_notices()
-kit.try_this(C)
-kit.exercise(C, exercises.cayley_hamilton)
-kit.show_code(
-    C, ch.parse_matrix, ch.characteristic_coefficients, ch.horner_steps,
-    ch.cayley_hamilton_residual, ch.inverse_by_cayley_hamilton, ch.power_by_reduction,
-)  # fmt: skip
+        text = page.text("matrix", DEFAULT_MATRIX, max_chars=ch.MAX_CHARS)
+        theorem_part(ch.parse_matrix(text))
+
+
+page.view("two_by_two")(two_by_two_part)
+page.run()
