@@ -18,6 +18,7 @@ Tensors are token-major: a (B, C, H, W) input becomes n tokens in row-major orde
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -251,7 +252,40 @@ def forward_allocations(layer: nn.Module, x: torch.Tensor) -> list[tuple[str, tu
 
 
 # ---- cost of an attention map vs a lambda layer, per image (batch 1) ----
-def attention_cost(side: int, heads: int, dim_k: int, dim_v: int) -> dict[str, int]:
+@dataclass(frozen=True)
+class AttentionCost:
+    """Multi-head self-attention over n = side² tokens (what a lambda layer avoids).
+
+    Attributes:
+        n: tokens; entries: h·n² attention weights; flops: 2·h·n²·(k + v) for QKᵀ and the
+        weighted sum; largest: the largest tensor, the maps (h·n²).
+    """
+
+    n: int
+    entries: int
+    flops: int
+    largest: int
+
+
+@dataclass(frozen=True)
+class LambdaCost:
+    """A lambda layer over n = side² positions, global (m = n) or local (m = r²) context.
+
+    Attributes:
+        n: positions; m: context positions of one position lambda; flops: 2nkv(1 + m + h);
+        lambdas: n·k·v numbers of all position lambdas; largest: the largest activation;
+        embeddings: parameters of the position embeddings (n·m·k for E, r²·k for R).
+    """
+
+    n: int
+    m: int
+    flops: int
+    lambdas: int
+    largest: int
+    embeddings: int
+
+
+def attention_cost(side: int, heads: int, dim_k: int, dim_v: int) -> AttentionCost:
     """Multi-head self-attention over a side×side image (n = side² tokens).
 
     Returns ``entries`` of the attention maps h·n², ``flops`` 2·h·n²·(k + v) of QKᵀ and of
@@ -262,13 +296,10 @@ def attention_cost(side: int, heads: int, dim_k: int, dim_v: int) -> dict[str, i
         _positive(name, value)
     n = side * side
     entries = heads * n * n
-    return {"n": n, "entries": entries, "flops": 2 * heads * n * n * (dim_k + dim_v),
-            "largest": entries}  # fmt: skip
+    return AttentionCost(n, entries, 2 * heads * n * n * (dim_k + dim_v), entries)
 
 
-def lambda_cost(
-    side: int, heads: int, dim_k: int, dim_v: int, r: int | None = None
-) -> dict[str, int]:
+def lambda_cost(side: int, heads: int, dim_k: int, dim_v: int, r: int | None = None) -> LambdaCost:
     """A lambda layer over a side×side image: global context (r None) or r×r local context.
 
     Returns ``m`` context positions of a position lambda (n or r²); ``flops``: 2·n·k·v for
@@ -286,8 +317,7 @@ def lambda_cost(
     m = n if r is None else r * r
     flops = 2 * n * k * v + 2 * n * m * k * v + 2 * n * heads * k * v
     largest = max(n * k * v, n * heads * k, n * heads * v)
-    return {"n": n, "m": m, "flops": flops, "lambdas": n * k * v, "largest": largest,
-            "embeddings": m * k if r is not None else n * m * k}  # fmt: skip
+    return LambdaCost(n, m, flops, n * k * v, largest, m * k if r is not None else n * m * k)
 
 
 def translation_gap(layer: LambdaLayer, x: torch.Tensor, shift: int = 1) -> float | None:

@@ -71,8 +71,8 @@ def cost_view() -> None:
     att = [ll.attention_cost(int(a), HEADS, K, V) for a in sides]
     glo = [ll.lambda_cost(int(a), HEADS, K, V) for a in sides]
     loc = [ll.lambda_cost(int(a), HEADS, K, V, COST_R) for a in sides]
-    flops = [np.array([c["flops"] for c in cs], float) for cs in (att, glo, loc)]
-    memory = [np.array([c[key] for c in cs], float) * BYTES / 1e6
+    flops = [np.array([c.flops for c in cs], float) for cs in (att, glo, loc)]
+    memory = [np.array([getattr(c, key) for c in cs], float) * BYTES / 1e6
               for cs, key in ((att, "entries"), (glo, "lambdas"), (glo, "embeddings"),
                               (loc, "embeddings"))]  # fmt: skip
     i = COST_SIDES.index(s)
@@ -85,26 +85,26 @@ def cost_view() -> None:
                       t(f"{C}.global_weights"), t(f"{C}.local_weights", r=COST_R)),
     ), key=f"{C}_cost_chart")  # fmt: skip
     a, g, lo = att[i], glo[i], loc[i]
-    n = a["n"]
+    n = a.n
     x = torch.randn(1, DIM, s, s, generator=torch.Generator().manual_seed(s))  # float32
     name, shape, size = largest(layer(s, COST_R, torch.float32), x)
     tx = {key: f"\\text{{{t(f'{C}.{key}_short')}}}" for key in ("attention", "global", "local")}
-    lam_mb = f"{num(g['lambdas'])} \\to {mb(g['lambdas'])}\\,\\text{{MB}}"
+    lam_mb = f"{num(g.lambdas)} \\to {mb(g.lambdas)}\\,\\text{{MB}}"
     kit.formula(
         "\\begin{gathered}"
         f"s = {s}:\\ n = s^2 = {num(n)},\\quad k = {K},\\ v = {V},\\ h = {HEADS},\\ r = {COST_R}"
         f",\\quad \\text{{float32}} = {BYTES}\\,\\text{{B}}\\\\[8pt]"
         f"\\begin{{array}}{{l|ll}} & \\text{{{t(f'{C}.largest_short')}}} & \\text{{FLOPs}}"
-        f"\\\\ \\hline {tx['attention']} & h\\,n^2 = {num(a['entries'])} \\to "
-        f"{mb(a['entries'])}\\,\\text{{MB}} & 2hn^2(k+v) = {num(a['flops'])}\\\\"
-        f"{tx['global']}\\ \\lambda & n\\,k\\,v = {lam_mb} & 2nkv(1 + n + h) = {num(g['flops'])}"
+        f"\\\\ \\hline {tx['attention']} & h\\,n^2 = {num(a.entries)} \\to "
+        f"{mb(a.entries)}\\,\\text{{MB}} & 2hn^2(k+v) = {num(a.flops)}\\\\"
+        f"{tx['global']}\\ \\lambda & n\\,k\\,v = {lam_mb} & 2nkv(1 + n + h) = {num(g.flops)}"
         f"\\\\ {tx['local']}\\ \\lambda & n\\,k\\,v = {lam_mb} & 2nkv(1 + r^2 + h) = "
-        f"{num(lo['flops'])}\\end{{array}}\\\\[8pt]"
+        f"{num(lo.flops)}\\end{{array}}\\\\[8pt]"
         f"\\frac{{h\\,n^2}}{{n\\,k\\,v}} = \\frac{{h\\,n}}{{k\\,v}} = "
-        f"\\frac{{{HEADS}\\cdot{num(n)}}}{{{K}\\cdot{V}}} = {num(a['entries'] / g['lambdas'])}"
+        f"\\frac{{{HEADS}\\cdot{num(n)}}}{{{K}\\cdot{V}}} = {num(a.entries / g.lambdas)}"
         "\\end{gathered}",
         checks=[
-            kit.Check(t(f"{C}.check_measured", s=s), size == g["largest"] == g["lambdas"],
+            kit.Check(t(f"{C}.check_measured", s=s), size == g.largest == g.lambdas,
                       f"{name} {'×'.join(map(str, shape))} = {size:,}"),
             kit.Check(t(f"{C}.check_no_map"), size < n * n, f"{size:,} < n² = {n * n:,}"),
         ],
@@ -229,15 +229,15 @@ def make_exercise(rng: np.random.Generator) -> kit.Exercise:
     k, v = (int(a) for a in rng.choice([4, 8, 16], size=2))
     att = ll.attention_cost(s, h, k, v)
     lam = ll.lambda_cost(s, h, k, v)
-    answer = att["entries"] * BYTES / 1e6
+    answer = att.entries * BYTES / 1e6
     return kit.Exercise(
         question=t(f"{C}.ex_q", s=s, h=h, k=k, v=v),
         answer=float(f"{answer:.4g}"),
         tolerance=0.02 * answer,
-        explanation=t(f"{C}.ex_how", s=s, n=f"{att['n']:,}", h=h, k=k, v=v,
-                      entries=f"{att['entries']:,}", mb=f"{answer:,.4g}",
-                      lam=f"{lam['lambdas']:,}", lam_mb=f"{lam['lambdas'] * BYTES / 1e6:,.4g}",
-                      ratio=f"{att['entries'] / lam['lambdas']:,.4g}"),
+        explanation=t(f"{C}.ex_how", s=s, n=f"{att.n:,}", h=h, k=k, v=v,
+                      entries=f"{att.entries:,}", mb=f"{answer:,.4g}",
+                      lam=f"{lam.lambdas:,}", lam_mb=f"{lam.lambdas * BYTES / 1e6:,.4g}",
+                      ratio=f"{att.entries / lam.lambdas:,.4g}"),
     )  # fmt: skip
 
 

@@ -258,7 +258,7 @@ def test_no_n_by_n_tensor_is_allocated_in_a_forward_pass(local, B, side, C, k, h
     if k * v < n:
         assert max(sizes) < B * n * n  # even below a single head's n×n map
     if k * v >= C:  # the copied input is not the largest: the formula of lambda_cost
-        assert max(sizes) == B * ll.lambda_cost(side, h, k, v, 5 if local else None)["largest"]
+        assert max(sizes) == B * ll.lambda_cost(side, h, k, v, 5 if local else None).largest
     # below einsum and reshape (e.g. a copy of E made to multiply it) nothing is larger
     with torch.no_grad(), OperatorAllocations() as ops:
         layer(x)
@@ -277,14 +277,14 @@ def test_the_recorder_sees_a_copy_but_not_a_view():
 def test_cost_formulas():
     att = ll.attention_cost(64, 4, 16, 16)
     n = 64 * 64
-    assert att["entries"] == 4 * n * n == att["largest"]
-    assert att["flops"] == 2 * 4 * n * n * 32
+    assert att.entries == 4 * n * n == att.largest
+    assert att.flops == 2 * 4 * n * n * 32
     glob, loc = ll.lambda_cost(64, 4, 16, 16), ll.lambda_cost(64, 4, 16, 16, r=23)
-    assert glob["largest"] == loc["largest"] == glob["lambdas"] == n * 256
-    assert ll.lambda_cost(8, 8, 4, 16)["largest"] == 64 * 8 * 16 > 64 * 4 * 16  # q·h > k·v
-    assert att["entries"] // glob["largest"] == 4 * n // 256  # h·n / (k·v)
-    assert glob["embeddings"] == n * n * 16 and loc["embeddings"] == 23 * 23 * 16
-    assert loc["flops"] == 2 * n * 256 * (1 + 23 * 23 + 4)
+    assert glob.largest == loc.largest == glob.lambdas == n * 256
+    assert ll.lambda_cost(8, 8, 4, 16).largest == 64 * 8 * 16 > 64 * 4 * 16  # q·h > k·v
+    assert att.entries // glob.largest == 4 * n // 256  # h·n / (k·v)
+    assert glob.embeddings == n * n * 16 and loc.embeddings == 23 * 23 * 16
+    assert loc.flops == 2 * n * 256 * (1 + 23 * 23 + 4)
 
 
 # ---- bad arguments ----

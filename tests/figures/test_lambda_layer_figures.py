@@ -42,8 +42,8 @@ def cost(side: int = 16):
     att = [ll.attention_cost(int(s), 2, K, V) for s in SIDES]
     glo = [ll.lambda_cost(int(s), 2, K, V) for s in SIDES]
     loc = [ll.lambda_cost(int(s), 2, K, V, R) for s in SIDES]
-    flops = [np.array([c["flops"] for c in cs], float) for cs in (att, glo, loc)]
-    memory = [np.array([c[k] for c in cs], float) * 4e-6
+    flops = [np.array([c.flops for c in cs], float) for cs in (att, glo, loc)]
+    memory = [np.array([getattr(c, k) for c in cs], float) * 4e-6
               for cs, k in ((att, "entries"), (glo, "largest"), (glo, "embeddings"),
                             (loc, "embeddings"))]  # fmt: skip
     i = list(SIDES).index(side)
