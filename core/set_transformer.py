@@ -30,8 +30,9 @@ Conventions (checked in ``tests/core/test_set_transformer.py``):
 - **PMA** applies rFF to Z before pooling as eq. 11 says (the reference code leaves it out).
 - **weights**: every forward can return its softmax weights, shape (B, h, n_q, n_k), each
   row summing to 1; nothing is stored on the module.
-- **seeds**: construction draws every parameter from the ``torch.Generator`` passed in (a
-  fresh ``manual_seed(0)`` one if none is given), never from torch's global generator.
+- **seeds**: construction draws every parameter from the ``torch.Generator`` passed in, or
+  from torch's global generator when none is given, as ``nn.Linear`` does (one convention
+  for every torch layer here: ``core.lambda_layer`` does the same).
   Linear layers use torch's default range U(±1/√fan_in); I and S are Xavier-uniform as in
   the reference code.
 
@@ -54,7 +55,8 @@ POOLS: tuple[str, ...] = ("sum", "mean", "max")
 
 
 def _generator(generator: torch.Generator | None) -> torch.Generator:
-    return torch.Generator().manual_seed(0) if generator is None else generator
+    """``generator``, or torch's global generator when none is given (as ``nn.Linear``)."""
+    return torch.default_generator if generator is None else generator
 
 
 def _check_sizes(num_heads: int, **dims: int) -> None:

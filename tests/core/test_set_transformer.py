@@ -234,13 +234,22 @@ def test_construction_is_seeded_and_leaves_the_global_generator_alone():
     before = torch.random.get_rng_state()
     a, b = stf.ISAB(2, 8, 2, 3, generator=gen(5)), stf.ISAB(2, 8, 2, 3, generator=gen(5))
     c = stf.ISAB(2, 8, 2, 3, generator=gen(6))
-    stf.PMA(8, 2), stf.SAB(2, 8, 2)
     assert torch.equal(torch.random.get_rng_state(), before)
     pa, pb, pc = (torch.cat([p.flatten() for p in x.parameters()]) for x in (a, b, c))
     assert torch.equal(pa, pb) and not torch.equal(pa, pc)
     bound = 1 / math.sqrt(2)  # torch's default Linear range U(±1/√fan_in)
     assert a.mab0.fc_k.weight.abs().max() <= bound
-    assert torch.equal(stf.SAB(2, 8, 2).mab.fc_q.weight, stf.SAB(2, 8, 2).mab.fc_q.weight)
+
+
+def test_without_a_generator_blocks_draw_from_torchs_global_rng_like_nn_linear():
+    """No silent seed-0 fallback: the same global seed gives the same block, a new draw not."""
+    torch.manual_seed(7)
+    a = stf.SAB(2, 8, 2)
+    torch.manual_seed(7)
+    b = stf.SAB(2, 8, 2)
+    c = stf.SAB(2, 8, 2)  # the global generator has moved on
+    assert torch.equal(a.mab.fc_q.weight, b.mab.fc_q.weight)
+    assert not torch.equal(b.mab.fc_q.weight, c.mab.fc_q.weight)
 
 
 def test_isab_weights_do_not_depend_on_m():
