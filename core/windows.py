@@ -14,6 +14,7 @@ nW = (H/M)·(W/M) windows, s shift (= M // 2 in Swin).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -148,15 +149,25 @@ def patch_merging(x: NDArray[Any]) -> NDArray[Any]:
     return np.concatenate([x[0::2, 0::2], x[1::2, 0::2], x[0::2, 1::2], x[1::2, 1::2]], axis=-1)
 
 
-def stage_shapes(image_size: int, patch: int = 4, embed_dim: int = 96) -> list[dict[str, int]]:
+@dataclass(frozen=True)
+class StageShape:
+    """The token map of one Swin stage: H × W tokens of C channels (stage = 1 … 4)."""
+
+    stage: int
+    H: int
+    W: int
+    C: int
+    tokens: int
+
+
+def stage_shapes(image_size: int, patch: int = 4, embed_dim: int = 96) -> list[StageShape]:
     """Token map shape of the four Swin stages for a square image: H/4·2^-i, C·2^i."""
     if image_size % (patch * 8):
         raise ValueError(f"the image side must be a multiple of {patch * 8}, not {image_size}")
     rows = []
     for i in range(4):
         side = image_size // patch // 2**i
-        rows.append({"stage": i + 1, "H": side, "W": side, "C": embed_dim * 2**i,
-                     "tokens": side * side})  # fmt: skip
+        rows.append(StageShape(i + 1, side, side, embed_dim * 2**i, side * side))
     return rows
 
 

@@ -200,11 +200,11 @@ def stage_figure(
 
     ``stage_label`` names the bars' categories (``{n}`` = the stage number).
     """
-    stages = [stage_label.format(n=r["stage"]) for r in rows]
+    stages = [stage_label.format(n=r.stage) for r in rows]
     data = [
-        {"type": "bar", "x": stages, "y": [r["tokens"] for r in rows], "name": names[0],
+        {"type": "bar", "x": stages, "y": [r.tokens for r in rows], "name": names[0],
          "marker": {"color": BLUE}},
-        {"type": "bar", "x": stages, "y": [r["C"] for r in rows], "name": names[1],
+        {"type": "bar", "x": stages, "y": [r.C for r in rows], "name": names[1],
          "marker": {"color": GREEN}},
     ]  # fmt: skip
     lay = layout(title=title, x="", y=y_title, height=340, barmode="group",

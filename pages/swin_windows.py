@@ -116,15 +116,15 @@ def stages_view() -> None:
     ), "stages_chart")  # fmt: skip
     image = np.zeros((side, side, 3))
     patches = win.patch_partition(image, 4)
-    merged = win.patch_merging(np.zeros((rows[0]["H"], rows[0]["W"], 96)))
+    merged = win.patch_merging(np.zeros((rows[0].H, rows[0].W, 96)))
     merge, linear = page.tr("merge_tex"), page.tr("linear_tex")
     patches_tex = t_tex("swin_windows.patches_tex", size="4\\times4")
     lines = "\\\\".join(
-        t_tex("swin_windows.stage", n=str(r["stage"]))
-        + f"{{:}}\\ {r['H']}\\times{r['W']}\\times{r['C']}"
-        + (f"\\xrightarrow{{\\text{{{merge}}}}}{r['H'] // 2}\\times{r['W'] // 2}"
-           f"\\times{4 * r['C']}\\xrightarrow{{\\text{{{linear}}}}}\\times{2 * r['C']}"
-           if r["stage"] < 4 else "")
+        t_tex("swin_windows.stage", n=str(r.stage))
+        + f"{{:}}\\ {r.H}\\times{r.W}\\times{r.C}"
+        + (f"\\xrightarrow{{\\text{{{merge}}}}}{r.H // 2}\\times{r.W // 2}"
+           f"\\times{4 * r.C}\\xrightarrow{{\\text{{{linear}}}}}\\times{2 * r.C}"
+           if r.stage < 4 else "")
         for r in rows
     )  # fmt: skip
     page.formula(

@@ -157,7 +157,7 @@ def test_patch_partition_and_merging_shapes_and_order():
     x = torch.from_numpy(np.random.default_rng(1).random((8, 8, 5)))
     ref = torch.cat([x[0::2, 0::2], x[1::2, 0::2], x[0::2, 1::2], x[1::2, 1::2]], -1)
     assert np.array_equal(win.patch_merging(x.numpy()), ref.numpy())
-    sides = [(r["H"], r["C"]) for r in win.stage_shapes(224)]
+    sides = [(r.H, r.C) for r in win.stage_shapes(224)]
     assert sides == [(56, 96), (28, 192), (14, 384), (7, 768)]
 
 
