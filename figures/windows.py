@@ -193,7 +193,7 @@ def bias_figure(
 
 
 def stage_figure(
-    rows: Sequence[dict[str, int]], *, title: str, y_title: str, names: tuple[str, str],
+    rows: Sequence[Any], *, title: str, y_title: str, names: tuple[str, str],
     stage_label: str = "stage {n}",
 ) -> go.Figure:  # fmt: skip
     """Tokens and channels of the four Swin stages (log y). Traces: [0] tokens, [1] C.
