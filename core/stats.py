@@ -8,6 +8,7 @@ checks each rate by simulation.
 - ``normal_pdf``, ``normal_cdf``: the Gaussian N(mean, var).
 - ``two_sided_tail(k)`` = P(|Z| > k) for Z ~ N(0, 1).
 - ``any_fails(p, checks)`` = 1 − (1 − p)^checks: a badge made of several independent checks.
+- ``variance_within(x, target, k)``: the sample variance of ``x`` within k standard errors.
 - ``kolmogorov_tail(x)`` = P(√n·D > x) for large n (Kolmogorov's limit distribution).
 - ``ks_distance_normal(draws, mean, var)``: the Kolmogorov–Smirnov distance to N(mean, var).
 """
@@ -74,3 +75,14 @@ def ks_distance_normal(draws: ArrayLike, mean: float, var: float) -> float:
     n = x.size
     k = np.arange(1, n + 1) / n
     return float(max(np.max(k - F), np.max(F - (k - 1 / n))))
+
+
+def variance_within(x: ArrayLike, target: float, k: float = 4.0) -> bool:
+    """Whether the sample variance of ``x`` lies within ``k`` standard errors of ``target``.
+
+    The standard error of s² is estimated from the draws themselves, √(var((x − x̄)²)/n), so
+    the check needs no assumption about their distribution beyond a finite fourth moment.
+    """
+    a = np.asarray(x, dtype=np.float64)
+    se = math.sqrt(float(np.var((a - a.mean()) ** 2)) / a.size)
+    return abs(float(a.var(ddof=1)) - target) <= positive(k, "k") * se

@@ -60,3 +60,12 @@ def test_kolmogorov_tail_by_simulation():
 def test_ks_distance_of_draws_at_the_quartiles_is_a_quarter():
     quantiles = [-0.6744897501960817, 0.0, 0.6744897501960817]  # Φ⁻¹(1/4), Φ⁻¹(1/2), Φ⁻¹(3/4)
     assert math.isclose(stats.ks_distance_normal(quantiles, 0, 1), 0.25, rel_tol=1e-9)
+
+
+def test_variance_within_k_standard_errors():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(4000) * 3.0  # variance 9
+    assert stats.variance_within(x, 9.0) and not stats.variance_within(x, 7.0)
+    d = 64
+    scores = (rng.standard_normal((4000, d)) * rng.standard_normal((4000, d))).sum(1)
+    assert stats.variance_within(scores, d) and stats.variance_within(scores / np.sqrt(d), 1.0)
