@@ -15,6 +15,8 @@ st.markdown(content("home", "intro"))
 st.header(t("home.map"))
 for section in SECTIONS:
     members = [c for c in CONCEPTS if c.section == section]
+    if not members:
+        continue
     st.subheader(t(f"section.{section}"))
     for row in range(0, len(members), 3):
         for col, c in zip(st.columns(3), members[row : row + 3], strict=False):

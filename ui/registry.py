@@ -15,8 +15,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SECTIONS: tuple[str, ...] = (
     "foundations",
     "attention",
+    "transformer",
     "efficient",
     "diffusion",
+    "vision",
     "mathematics",
 )
 
