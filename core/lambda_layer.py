@@ -18,6 +18,7 @@ Tensors are token-major: a (B, C, H, W) input becomes n tokens in row-major orde
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,10 +27,35 @@ import torch.nn.functional as F
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
+from core import validation
+from core.errors import CoreError
 
-def _positive(name: str, value: int) -> None:
-    if int(value) != value or value < 1:
-        raise ValueError(f"{name} must be a positive whole number, not {value}")
+
+@dataclass(frozen=True)
+class LambdaExplanation:
+    """Every intermediate of one forward pass, for one query position n (batch first).
+
+    Attributes:
+        q: q_n, the h queries of position n, (B, h, k).
+        keys: K̄, softmax over the m context positions, (B, m, k).
+        values: V, (B, m, v).
+        content_lambda: λᶜ = K̄ᵀV, the same for every query, (B, k, v).
+        position_embedding: E_n, (m, k).
+        position_lambda: λᵖ_n = E_nᵀV, (B, k, v).
+        content_output: (λᶜ)ᵀ q_n per head, the content part of y_n, (B, h, v).
+        y_n: (λᶜ + λᵖ_n)ᵀ q_n per head, (B, h, v).
+        y: the full output, (B, dim_out, H, W).
+    """
+
+    q: torch.Tensor
+    keys: torch.Tensor
+    values: torch.Tensor
+    content_lambda: torch.Tensor
+    position_embedding: torch.Tensor
+    position_lambda: torch.Tensor
+    content_output: torch.Tensor
+    y_n: torch.Tensor
+    y: torch.Tensor
 
 
 class LambdaLayer(nn.Module):
@@ -69,22 +95,32 @@ class LambdaLayer(nn.Module):
         dtype: torch.dtype = torch.float32,
     ) -> None:  # fmt: skip
         super().__init__()
-        for name, value in (("dim", dim), ("dim_out", dim_out), ("dim_k", dim_k),
-                            ("heads", heads)):  # fmt: skip
-            _positive(name, value)
+        dim, dim_out = (
+            validation.positive_int(dim, "dim"),
+            validation.positive_int(dim_out, "dim_out"),
+        )
+        dim_k, heads = (
+            validation.positive_int(dim_k, "dim_k"),
+            validation.positive_int(heads, "heads"),
+        )
         if dim_out % heads:
-            raise ValueError(
-                f"dim_out = {dim_out} is not divisible by heads = {heads}: every head needs "
-                f"values of the same size v = dim_out / heads"
-            )
+            raise CoreError(
+                "lambda_heads", "dim_out = {dim_out} is not divisible by heads = {heads}: every "
+                "head needs values of the same size v = dim_out / heads",
+                dim_out=dim_out, heads=heads,
+            )  # fmt: skip
         if (n is None) == (r is None):
-            raise ValueError("give exactly one of n (global context) or r (local context)")
+            raise CoreError(
+                "lambda_context", "give exactly one of n (global context) or r (local context)"
+            )
         if n is not None:
-            _positive("n", n)
+            n = validation.positive_int(n, "n")
         if r is not None:
-            _positive("r", r)
+            r = validation.positive_int(r, "r")
             if r % 2 == 0:
-                raise ValueError(f"the local context size r must be odd (centred), not {r}")
+                raise CoreError(
+                    "lambda_odd_r", "the local context size r must be odd (centred), not {r}", r=r
+                )
         self.dim, self.dim_out, self.dim_k, self.heads = dim, dim_out, dim_k, heads
         self.dim_v = dim_out // heads
         self.n, self.r = n, r
@@ -155,8 +191,7 @@ class LambdaLayer(nn.Module):
         elsewhere: the dense form of the lambda convolution (for pictures and tests).
         """
         N = height * width
-        if not 0 <= position < N:
-            raise ValueError(f"the position must be between 0 and {N - 1}, not {position}")
+        position = validation.integer(position, "position", 0, N - 1)
         if self.n is not None:
             return self.pos_emb[position].T  # (m, k)
         R = self.pos_kernel
@@ -170,40 +205,41 @@ class LambdaLayer(nn.Module):
         return E
 
     @torch.no_grad()
-    def explain(self, x: torch.Tensor, position: int) -> dict[str, torch.Tensor]:
+    def explain(self, x: torch.Tensor, position: int) -> LambdaExplanation:
         """Every intermediate of the forward pass, for query position n = ``position``.
 
-        Returns a dict of tensors (batch first):
-            ``q`` (B, h, k) = q_n; ``keys`` K̄ (B, m, k), softmax over m; ``values`` V
-            (B, m, v); ``content_lambda`` λᶜ (B, k, v); ``position_embedding`` E_n (m, k);
-            ``position_lambda`` λᵖ_n (B, k, v) (taken from the all-positions computation of
-            the forward pass); ``y_n`` (B, h, v) = (λᶜ + λᵖ_n)ᵀ q_n; ``y`` the full output
-            (B, dim_out, H, W). Computed without gradients.
+        λᵖ_n is taken from the all-positions computation of the forward pass (the lambda
+        convolution for a local context), E_n from :meth:`position_embedding`. Computed
+        without gradients.
         """
         B, _, H, W = self._check_input(x)
         E_n = self.position_embedding(position, H, W).detach()
         q, keys, values = self.project(x)
-        content = torch.einsum("bmk,bmv->bkv", keys, values)  # (B, k, v)
+        content = torch.einsum("bmk,bmv->bkv", keys, values)  # λᶜ = K̄ᵀV: (B, k, v)
         position_lambda = self.position_lambdas(values, H, W)[:, position]  # (B, k, v)
         q_n = q[:, position]  # (B, h, k)
-        y_n = torch.einsum("bhk,bkv->bhv", q_n, content + position_lambda)  # (B, h, v)
-        return {
-            "q": q_n, "keys": keys, "values": values, "content_lambda": content,
-            "position_embedding": E_n, "position_lambda": position_lambda, "y_n": y_n,
-            "y": self(x),
-        }  # fmt: skip
+        content_output = torch.einsum("bhk,bkv->bhv", q_n, content)  # (λᶜ)ᵀ q_n: (B, h, v)
+        y_n = content_output + torch.einsum("bhk,bkv->bhv", q_n, position_lambda)  # (B, h, v)
+        return LambdaExplanation(
+            q=q_n, keys=keys, values=values, content_lambda=content, position_embedding=E_n,
+            position_lambda=position_lambda, content_output=content_output, y_n=y_n, y=self(x),
+        )  # fmt: skip
 
     def _check_input(self, x: torch.Tensor) -> tuple[int, int, int, int]:
+        """(B, C, H, W) of an input this layer accepts, else a :class:`CoreError`."""
         if x.dim() != 4:
-            raise ValueError(f"the input must be (B, C, H, W), not of shape {tuple(x.shape)}")
+            raise CoreError("lambda_input_shape", "the input must be (B, C, H, W), not of "
+                            "shape {shape}", shape=tuple(x.shape))  # fmt: skip
         B, C, H, W = x.shape
         if self.dim != C:
-            raise ValueError(f"the layer expects {self.dim} input channels, not {C}")
+            raise CoreError("lambda_channels", "the layer expects {dim} input channels, not {C}",
+                            dim=self.dim, C=C)  # fmt: skip
         if self.n is not None and self.n != H * W:
-            raise ValueError(
-                f"this global lambda layer has a context of n = {self.n} positions, but a "
-                f"{H}×{W} image has {H * W}: build it with n = H·W"
-            )
+            raise CoreError(
+                "lambda_global_size", "this global lambda layer has a context of n = {n} "
+                "positions, but a {H}×{W} image has {HW}: build it with n = H·W",
+                n=self.n, H=H, W=W, HW=H * W,
+            )  # fmt: skip
         return B, C, H, W
 
 
@@ -219,12 +255,25 @@ def _tensors(obj: Any) -> list[torch.Tensor]:
     return []
 
 
+@dataclass(frozen=True)
+class Allocation:
+    """A tensor a torch function returned in new storage: which function, what shape."""
+
+    function: str
+    shape: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        """Its number of elements."""
+        return math.prod(self.shape)
+
+
 class _Allocations(TorchFunctionMode):
-    """Records (function, shape) of every tensor a torch function returns in new storage."""
+    """Records an :class:`Allocation` for every tensor a torch function returns in new storage."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.records: list[tuple[str, tuple[int, ...]]] = []
+        self.records: list[Allocation] = []
 
     def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         kwargs = kwargs or {}
@@ -233,12 +282,14 @@ class _Allocations(TorchFunctionMode):
         for t in _tensors(out):
             # a view or an in-place result shares an input's storage: nothing was allocated
             if t.untyped_storage().data_ptr() not in shared:
-                self.records.append((getattr(func, "__name__", str(func)), tuple(t.shape)))
+                self.records.append(
+                    Allocation(getattr(func, "__name__", str(func)), tuple(t.shape))
+                )
         return out
 
 
-def forward_allocations(layer: nn.Module, x: torch.Tensor) -> list[tuple[str, tuple[int, ...]]]:
-    """Every tensor a forward pass ``layer(x)`` allocates: (torch function, shape), in order.
+def forward_allocations(layer: nn.Module, x: torch.Tensor) -> list[Allocation]:
+    """Every tensor a forward pass ``layer(x)`` allocates (torch function, shape), in order.
 
     Recorded with a ``torch.overrides.TorchFunctionMode``: each result of a torch function
     (``einsum``, ``conv3d``, ``softmax``, a ``reshape`` that copies, …) that does not share
@@ -249,6 +300,12 @@ def forward_allocations(layer: nn.Module, x: torch.Tensor) -> list[tuple[str, tu
     with torch.no_grad(), _Allocations() as rec:
         layer(x)
     return rec.records
+
+
+def largest_allocation(layer: nn.Module, x: torch.Tensor) -> Allocation:
+    """The biggest tensor (most elements) a forward pass ``layer(x)`` allocates (the first
+    of equal ones)."""
+    return max(forward_allocations(layer, x), key=lambda a: a.size)
 
 
 # ---- cost of an attention map vs a lambda layer, per image (batch 1) ----
@@ -292,8 +349,8 @@ def attention_cost(side: int, heads: int, dim_k: int, dim_v: int) -> AttentionCo
     the weighted sum of values, and ``largest`` = the largest tensor, the maps (h·n²).
     Projections, softmax and additions are left out (a lambda layer pays them too).
     """
-    for name, value in (("side", side), ("heads", heads), ("dim_k", dim_k), ("dim_v", dim_v)):
-        _positive(name, value)
+    side, heads = validation.positive_int(side, "side"), validation.positive_int(heads, "heads")
+    dim_k, dim_v = validation.positive_int(dim_k, "dim_k"), validation.positive_int(dim_v, "dim_v")
     n = side * side
     entries = heads * n * n
     return AttentionCost(n, entries, 2 * heads * n * n * (dim_k + dim_v), entries)
@@ -308,10 +365,10 @@ def lambda_cost(side: int, heads: int, dim_k: int, dim_v: int, r: int | None = N
     position lambdas (or q, n·h·k, or the output, n·h·v, if bigger);
     ``embeddings`` the parameters of the position embeddings: n·m·k for E, r²·k for R.
     """
-    for name, value in (("side", side), ("heads", heads), ("dim_k", dim_k), ("dim_v", dim_v)):
-        _positive(name, value)
+    side, heads = validation.positive_int(side, "side"), validation.positive_int(heads, "heads")
+    dim_k, dim_v = validation.positive_int(dim_k, "dim_k"), validation.positive_int(dim_v, "dim_v")
     if r is not None:
-        _positive("r", r)
+        r = validation.positive_int(r, "r")
     n = side * side
     k, v = dim_k, dim_v
     m = n if r is None else r * r
@@ -336,6 +393,7 @@ def translation_gap(layer: LambdaLayer, x: torch.Tensor, shift: int = 1) -> floa
         shift: columns, 1 ≤ shift < W.
     """
     W = x.shape[-1]
+    shift = validation.integer(shift, "shift", 1)
     half = (layer.r // 2) if layer.r is not None else 0
     if W - half - shift <= half:
         return None  # no column whose window stays inside the image in both

@@ -28,8 +28,9 @@ Conventions (checked in ``tests/core/test_set_transformer.py``):
   none); rFF(H) = ReLU(H W₁ + b₁) W₂ + b₂ row by row. ``ln=True`` (the default) uses the
   paper's two LayerNorms; ``ln=False`` leaves them out (the reference code's default).
 - **PMA** applies rFF to Z before pooling as eq. 11 says (the reference code leaves it out).
-- **weights**: every forward can return its softmax weights, shape (B, h, n_q, n_k), each
-  row summing to 1; nothing is stored on the module.
+- **weights**: ``forward`` returns a tensor; ``explain`` runs the same computation and
+  returns a frozen dataclass with the softmax weights, shape (B, h, n_q, n_k), each row
+  summing to 1, and the intermediate results; nothing is stored on the module.
 - **seeds**: construction draws every parameter from the ``torch.Generator`` passed in, or
   from torch's global generator when none is given, as ``nn.Linear`` does (one convention
   for every torch layer here: ``core.lambda_layer`` does the same).
@@ -43,15 +44,18 @@ m inducing points, k seed vectors (PMA outputs).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Literal
 
-import numpy as np
 import torch
-from numpy.typing import NDArray
 from torch import nn
 
+from core import validation
+from core.errors import CoreError
+
 Pool = Literal["sum", "mean", "max"]
-POOLS: tuple[str, ...] = ("sum", "mean", "max")
+POOLS: tuple[Pool, ...] = ("sum", "mean", "max")
 
 
 def _generator(generator: torch.Generator | None) -> torch.Generator:
@@ -59,18 +63,46 @@ def _generator(generator: torch.Generator | None) -> torch.Generator:
     return torch.default_generator if generator is None else generator
 
 
-def _check_sizes(num_heads: int, **dims: int) -> None:
+def _check_sizes(num_heads: int, width: int, **dims: int) -> None:
+    """Every size ≥ 1 (``validation.positive_int``) and h dividing the attention width."""
     for name, value in dims.items():
-        if value < 1:
-            raise ValueError(f"{name} must be at least 1, got {value}")
-    if num_heads < 1:
-        raise ValueError(f"the number of heads must be at least 1, got {num_heads}")
-    width = dims.get("dim_v", dims.get("dim_out", dims.get("dim")))
-    if width is not None and width % num_heads:
-        raise ValueError(
-            f"{num_heads} heads do not split the width {width}: choose a width that is a "
-            "multiple of the number of heads"
-        )
+        validation.positive_int(value, name)
+    h = validation.positive_int(num_heads, "num_heads")
+    if validation.positive_int(width, "width") % h:
+        raise CoreError(
+            "set_transformer_heads", "{h} heads do not split the width {width}: choose a "
+            "width that is a multiple of the number of heads", h=h, width=width,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class MABResult:
+    """MAB(X, Y) and the softmax weights it used (what :meth:`MAB.explain` returns).
+
+    Attributes:
+        out: MAB(X, Y), (B, n_q, dim_v).
+        weights: A, (B, h, n_q, n_k); every row sums to 1.
+    """
+
+    out: torch.Tensor
+    weights: torch.Tensor
+
+
+@dataclass(frozen=True)
+class ISABResult:
+    """ISAB(X) with its two maps (what :meth:`ISAB.explain` returns).
+
+    Attributes:
+        out: ISAB(X) = MAB(X, H), (B, n, d).
+        summaries: H = MAB(I, X), (B, m, d).
+        weights_ix: A_IX, inducing points → set, (B, h, m, n).
+        weights_xh: A_XH, set → summaries H, (B, h, n, m).
+    """
+
+    out: torch.Tensor
+    summaries: torch.Tensor
+    weights_ix: torch.Tensor
+    weights_xh: torch.Tensor
 
 
 class SeededLinear(nn.Linear):
@@ -126,7 +158,7 @@ class MAB(nn.Module):
         generator: torch.Generator | None = None,
     ) -> None:  # fmt: skip
         super().__init__()
-        _check_sizes(num_heads, dim_q=dim_q, dim_k=dim_k, dim_v=dim_v)
+        _check_sizes(num_heads, dim_v, dim_q=dim_q, dim_k=dim_k)
         g = _generator(generator)
         self.dim_v, self.num_heads = dim_v, num_heads
         self.fc_q, self.fc_k, self.fc_v = (SeededLinear(d, dim_v, g) for d in (dim_q, dim_k, dim_k))
@@ -152,16 +184,17 @@ class MAB(nn.Module):
         O = (A @ v).transpose(1, 2).reshape(B, n_q, self.dim_v)  # "b h n e -> b n (h e)"
         return Q, self.fc_o(O), A
 
-    def forward(
-        self, X: torch.Tensor, Y: torch.Tensor, return_attention: bool = False
-    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
-        """MAB(X, Y) (B, n_q, dim_v); with ``return_attention`` also A (B, h, n_q, n_k)."""
+    def explain(self, X: torch.Tensor, Y: torch.Tensor) -> MABResult:
+        """MAB(X, Y) (B, n_q, dim_v) and its weights A (B, h, n_q, n_k)."""
         Q, M, A = self.multihead(X, Y)
         # H = LN(X + Multihead(X, Y, Y)), X carried in the output width as XW^Q + b
         H = self.ln0(Q + M)
         # MAB = LN(H + rFF(H))
-        out = self.ln1(H + self.rff(H))
-        return (out, A) if return_attention else out
+        return MABResult(self.ln1(H + self.rff(H)), A)
+
+    def forward(self, X: torch.Tensor, Y: torch.Tensor) -> torch.Tensor:
+        """MAB(X, Y): (B, n_q, dim_q), (B, n_k, dim_k) -> (B, n_q, dim_v)."""
+        return self.explain(X, Y).out
 
 
 class SAB(nn.Module):
@@ -172,14 +205,16 @@ class SAB(nn.Module):
         generator: torch.Generator | None = None,
     ) -> None:  # fmt: skip
         super().__init__()
-        _check_sizes(num_heads, dim_in=dim_in, dim_out=dim_out)
+        _check_sizes(num_heads, dim_out, dim_in=dim_in)
         self.mab = MAB(dim_in, dim_in, dim_out, num_heads, ln, _generator(generator))
 
-    def forward(
-        self, X: torch.Tensor, return_attention: bool = False
-    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
-        """SAB(X) (B, n, dim_out); with ``return_attention`` also A (B, h, n, n)."""
-        return self.mab(X, X, return_attention)
+    def explain(self, X: torch.Tensor) -> MABResult:
+        """SAB(X) (B, n, dim_out) and its n×n weights A (B, h, n, n)."""
+        return self.mab.explain(X, X)
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        """SAB(X): (B, n, dim_in) -> (B, n, dim_out)."""
+        return self.mab(X, X)
 
 
 class ISAB(nn.Module):
@@ -194,23 +229,23 @@ class ISAB(nn.Module):
         generator: torch.Generator | None = None,
     ) -> None:  # fmt: skip
         super().__init__()
-        _check_sizes(num_heads, dim_in=dim_in, dim_out=dim_out, num_inducing=num_inducing)
+        _check_sizes(num_heads, dim_out, dim_in=dim_in, num_inducing=num_inducing)
         g = _generator(generator)
         self.mab0 = MAB(dim_out, dim_in, dim_out, num_heads, ln, g)  # MAB(I, X)
         self.mab1 = MAB(dim_in, dim_out, dim_out, num_heads, ln, g)  # MAB(X, H)
         self.I = _points(num_inducing, dim_out, g)  # (m, d), drawn last: same MABs for every m
 
-    def forward(
-        self, X: torch.Tensor, return_attention: bool = False
-    ) -> torch.Tensor | tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
-        """ISAB(X) (B, n, dim_out); with ``return_attention`` also (A_IX, A_XH).
-
-        A_IX (B, h, m, n): inducing points → set. A_XH (B, h, n, m): set → summaries H.
-        """
+    def explain(self, X: torch.Tensor) -> ISABResult:
+        """ISAB(X) (B, n, dim_out), the summaries H and both maps A_IX, A_XH."""
         I = self.I.expand(X.shape[0], -1, -1)  # (B, m, d)
-        H, A_IX = self.mab0(I, X, return_attention=True)  # H = MAB(I, X): (B, m, d)
-        out, A_XH = self.mab1(X, H, return_attention=True)  # MAB(X, H): (B, n, d)
-        return (out, (A_IX, A_XH)) if return_attention else out
+        read = self.mab0.explain(I, X)  # H = MAB(I, X): (B, m, d), A_IX (B, h, m, n)
+        back = self.mab1.explain(X, read.out)  # MAB(X, H): (B, n, d), A_XH (B, h, n, m)
+        return ISABResult(back.out, read.out, read.weights, back.weights)
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        """ISAB(X): (B, n, dim_in) -> (B, n, dim_out)."""
+        I = self.I.expand(X.shape[0], -1, -1)  # (B, m, d)
+        return self.mab1(X, self.mab0(I, X))  # MAB(X, MAB(I, X))
 
 
 class PMA(nn.Module):
@@ -221,18 +256,48 @@ class PMA(nn.Module):
         generator: torch.Generator | None = None,
     ) -> None:  # fmt: skip
         super().__init__()
-        _check_sizes(num_heads, dim=dim, num_seeds=num_seeds)
+        _check_sizes(num_heads, dim, num_seeds=num_seeds)
         g = _generator(generator)
         self.rff = RowFF(dim, g)
         self.mab = MAB(dim, dim, dim, num_heads, ln, g)
         self.S = _points(num_seeds, dim, g)  # (k, d), drawn last: same MAB for every k
 
-    def forward(
-        self, Z: torch.Tensor, return_attention: bool = False
-    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
-        """PMA(Z) (B, k, d), the same for every order of Z's rows; A (B, h, k, n)."""
+    def explain(self, Z: torch.Tensor) -> MABResult:
+        """PMA(Z) (B, k, d) and its weights A (B, h, k, n): seeds → set."""
         S = self.S.expand(Z.shape[0], -1, -1)  # (B, k, d)
-        return self.mab(S, self.rff(Z), return_attention)
+        return self.mab.explain(S, self.rff(Z))
+
+    def forward(self, Z: torch.Tensor) -> torch.Tensor:
+        """PMA(Z): (B, n, d) -> (B, k, d), the same for every order of Z's rows."""
+        S = self.S.expand(Z.shape[0], -1, -1)  # (B, k, d)
+        return self.mab(S, self.rff(Z))
+
+
+@dataclass(frozen=True)
+class SetTransformerResult:
+    """Every intermediate of :class:`SetTransformer`, input to output (``explain``).
+
+    Attributes:
+        X: the input set, (B, n, dim_in).
+        encoded: the output of each encoder block, (B, n, dim) each.
+        pooled: PMA_k of the encoded set, (B, k, dim).
+        mixed: SAB of the k pooled vectors, (B, k, dim).
+        output: the linear map of rFF(mixed), (B, k, dim_out).
+        weights: every softmax map in order, (B, h, rows, cols) each: per ISAB A_IX (m×n)
+            and A_XH (n×m), or per SAB one n×n; then PMA (k×n) and the decoder's SAB (k×k).
+    """
+
+    X: torch.Tensor
+    encoded: tuple[torch.Tensor, ...]
+    pooled: torch.Tensor
+    mixed: torch.Tensor
+    output: torch.Tensor
+    weights: tuple[torch.Tensor, ...]
+
+    @property
+    def chain(self) -> tuple[torch.Tensor, ...]:
+        """The tensors from input to output: X, encoder 1, encoder 2, PMA, SAB, output."""
+        return (self.X, *self.encoded, self.pooled, self.mixed, self.output)
 
 
 class SetTransformer(nn.Module):
@@ -249,14 +314,20 @@ class SetTransformer(nn.Module):
         dim: width inside the model; num_heads: h, divides ``dim``.
         num_inducing: m of each ISAB, ``None`` for SAB (n² weights) in the encoder.
         num_seeds: k, the number of output vectors.
-        generator: seeds every parameter.
+        generator: seeds every parameter; ``None``: torch's global generator.
+
+    >>> model = SetTransformer(2, 3, num_seeds=2, generator=torch.Generator().manual_seed(0))
+    >>> model(torch.zeros(1, 10, 2)).shape
+    torch.Size([1, 2, 3])
     """
 
     def __init__(
         self, dim_in: int, dim_out: int, dim: int = 16, num_heads: int = 4,
-        num_inducing: int | None = 8, num_seeds: int = 1, generator: torch.Generator | None = None,
+        num_inducing: int | None = 8, num_seeds: int = 1, *,
+        generator: torch.Generator | None = None,
     ) -> None:  # fmt: skip
         super().__init__()
+        validation.positive_int(dim_out, "dim_out")
         g = _generator(generator)
         if num_inducing is None:
             blocks = [SAB(d, dim, num_heads, generator=g) for d in (dim_in, dim)]
@@ -268,23 +339,29 @@ class SetTransformer(nn.Module):
         self.rff = RowFF(dim, g)
         self.out = SeededLinear(dim, dim_out, g)
 
-    def stages(self, X: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
-        """Every intermediate result, in order: (name, tensor) from the input to the output."""
-        out = [("X", X)]
+    def explain(self, X: torch.Tensor) -> SetTransformerResult:
+        """Every intermediate result and every attention map, from the input to the output."""
+        encoded, weights = [], []
         Z = X
-        for i, block in enumerate(self.encoder, start=1):
-            Z = block(Z)
-            out.append((f"encoder {i}", Z))  # (B, n, dim)
-        P = self.pool(Z)
-        out.append(("PMA", P))  # (B, k, dim)
-        M = self.mix(P)
-        out.append(("SAB", M))  # (B, k, dim)
-        out.append(("output", self.out(self.rff(M))))  # (B, k, dim_out)
-        return out
+        for block in self.encoder:
+            step = block.explain(Z)
+            Z = step.out  # (B, n, dim)
+            encoded.append(Z)
+            maps = (step.weights_ix, step.weights_xh) if isinstance(step, ISABResult) else (
+                step.weights,)  # fmt: skip
+            weights.extend(maps)
+        pooled = self.pool.explain(Z)  # PMA_k: (B, k, dim), weights (B, h, k, n)
+        mixed = self.mix.explain(pooled.out)  # SAB: (B, k, dim), weights (B, h, k, k)
+        output = self.out(self.rff(mixed.out))  # (B, k, dim_out)
+        return SetTransformerResult(X, tuple(encoded), pooled.out, mixed.out, output,
+                                    (*weights, pooled.weights, mixed.weights))  # fmt: skip
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """(B, n, dim_in) → (B, k, dim_out), the same for every order of the n elements."""
-        return self.stages(X)[-1][1]
+        Z = X
+        for block in self.encoder:
+            Z = block(Z)  # Encoder: (B, n, dim)
+        return self.out(self.rff(self.mix(self.pool(Z))))  # Decoder: (B, k, dim_out)
 
 
 def seeded_blocks(
@@ -307,9 +384,64 @@ def set_pool(Z: torch.Tensor, kind: Pool) -> torch.Tensor:
         return Z.sum(dim=-2)
     if kind == "mean":
         return Z.mean(dim=-2)
-    if kind == "max":
-        return Z.amax(dim=-2)
-    raise ValueError(f"unknown pooling '{kind}': choose one of {', '.join(POOLS)}")
+    validation.one_of(kind, "pooling", POOLS)
+    return Z.amax(dim=-2)
+
+
+Symmetry = Literal["invariant", "equivariant", "neither"]
+
+
+@dataclass(frozen=True)
+class ShuffleTest:
+    """A function of a set run on X and on the shuffled set πX (what :func:`shuffle_test`
+    returns), and how far it is from each symmetry.
+
+    Attributes:
+        out: f(X). out_of_shuffled: f(πX).
+        perm: π as indices, (πX)_k = x_{π(k)}: element π[k] of X sits at position k of πX.
+    """
+
+    out: torch.Tensor
+    out_of_shuffled: torch.Tensor
+    perm: torch.Tensor
+
+    @property
+    def invariance_gap(self) -> float:
+        """max |f(πX) − f(X)|: 0 (to rounding) for a permutation-invariant f."""
+        return float((self.out_of_shuffled - self.out).abs().max())
+
+    @property
+    def equivariance_gap(self) -> float:
+        """max |f(πX) − π f(X)|: 0 (to rounding) for a permutation-equivariant f; ``inf``
+        when f(X) has no row per element to shuffle (rows are axis −2 of a batched
+        (B, …, n, d) output)."""
+        n = len(self.perm)
+        if self.out.dim() < 3 or self.out.shape[-2] != n:
+            return math.inf
+        return float((self.out_of_shuffled - self.out[..., self.perm, :]).abs().max())
+
+    def symmetry(self, tol: float = 1e-9) -> Symmetry:
+        """Which symmetry holds to ``tol``: invariance first (it is tested first)."""
+        if self.invariance_gap <= tol:
+            return "invariant"
+        return "equivariant" if self.equivariance_gap <= tol else "neither"
+
+
+def shuffle_test(
+    f: Callable[[torch.Tensor], torch.Tensor], X: torch.Tensor, perm: torch.Tensor
+) -> ShuffleTest:
+    """Run ``f`` on X (B, n, d) and on πX = X[:, perm] without gradients.
+
+    >>> X = torch.arange(6.0).reshape(1, 3, 2)
+    >>> shuffle_test(lambda Z: Z.sum(-2), X, torch.tensor([2, 0, 1])).symmetry()
+    'invariant'
+    """
+    perm = torch.as_tensor(perm)
+    if sorted(perm.tolist()) != list(range(X.shape[-2])):
+        raise CoreError("set_transformer_perm", "π must list 0 … {last} once each, got {perm}",
+                        last=X.shape[-2] - 1, perm=perm.tolist())  # fmt: skip
+    with torch.no_grad():
+        return ShuffleTest(f(X), f(X[:, perm]), perm)
 
 
 def position_weighted_sum(Z: torch.Tensor) -> torch.Tensor:
@@ -319,39 +451,46 @@ def position_weighted_sum(Z: torch.Tensor) -> torch.Tensor:
     return torch.einsum("n,bnd->bd", w, Z)
 
 
-# ---- cost and the example set ---------------------------------------------------------------
+# ---- cost: attention weights per head ---------------------------------------------------------
 
 
 def sab_attention_entries(n: int) -> int:
     """Attention weights one head of SAB computes for a set of n: the n×n map."""
-    if n < 1:
-        raise ValueError(f"the set needs at least one element, got n = {n}")
+    n = validation.positive_int(n, "n")
     return n * n
 
 
 def isab_attention_entries(n: int, m: int) -> int:
     """Attention weights one head of ISAB computes: m×n (I → X) plus n×m (X → H) = 2nm."""
-    if n < 1 or m < 1:
-        raise ValueError(f"need n ≥ 1 elements and m ≥ 1 inducing points, got n = {n}, m = {m}")
+    n, m = validation.positive_int(n, "n"), validation.positive_int(m, "m")
     return m * n + n * m
 
 
-def clustered_points(
-    n: int, n_clusters: int, rng: np.random.Generator, spread: float = 0.45, radius: float = 2.5
-) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-    """A 2-D set of n points in Gaussian clusters whose centres sit on a circle.
+@dataclass(frozen=True)
+class ModelAttentionCost:
+    """Attention weights one head of each part of :class:`SetTransformer` computes.
 
-    Returns:
-        (X (n, 2), labels (n,)): the points in a random order and their cluster ids.
+    Attributes:
+        encoder: two ISABs, 2·(mn + nm) = 4nm, or two SABs, 2n².
+        pool: PMA_k, k·n.  mix: the decoder's SAB, k².  total: their sum.
+        sab_only: n², one SAB on the set, for comparison.
     """
-    if n < 1:
-        raise ValueError(f"the set needs at least one point, got n = {n}")
-    if not 1 <= n_clusters <= n:
-        raise ValueError(f"choose between 1 and n = {n} clusters, got {n_clusters}")
-    angles = 2 * np.pi * (np.arange(n_clusters) / n_clusters + rng.uniform())
-    centres = radius * np.stack([np.cos(angles), np.sin(angles)], axis=1)  # (c, 2)
-    labels = rng.integers(0, n_clusters, size=n)
-    labels[:n_clusters] = np.arange(n_clusters)  # every cluster has a point
-    labels = rng.permutation(labels)
-    X = centres[labels] + spread * rng.standard_normal((n, 2))
-    return X, labels.astype(np.int64)
+
+    encoder: int
+    pool: int
+    mix: int
+    total: int
+    sab_only: int
+
+
+def model_attention_cost(n: int, k: int, m: int | None) -> ModelAttentionCost:
+    """Attention weights per head of the whole model on a set of n (m = None: SAB encoder).
+
+    >>> model_attention_cost(128, 2, 8).total
+    4356
+    """
+    n, k = validation.positive_int(n, "n"), validation.positive_int(k, "k")
+    # two encoder blocks: SAB's n×n map, or ISAB's m×n and n×m maps, each
+    encoder = 2 * (sab_attention_entries(n) if m is None else isab_attention_entries(n, m))
+    pool, mix = k * n, k * k
+    return ModelAttentionCost(encoder, pool, mix, encoder + pool + mix, sab_attention_entries(n))

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.arrays import Array
+from core.arrays import Array, IntArray
+from core.validation import integer, non_negative, one_of, positive, positive_int
 
 
 def unit_clusters(
@@ -74,3 +75,91 @@ def varied_length_clusters(
     """
     x = unit_clusters(n_tokens, dim, n_clusters, spread, rng)
     return x * rng.uniform(float(min_length), 1.0, (int(n_tokens), 1))
+
+
+def circle_clusters(
+    n: int, n_clusters: int, rng: np.random.Generator, spread: float = 0.45, radius: float = 2.5
+) -> tuple[Array, IntArray]:
+    """A 2-D set of n points in Gaussian clusters whose centres sit on a circle (a toy set).
+
+    Returns:
+        (X (n, 2), labels (n,)): the points in a random order and their cluster ids; every
+        cluster has at least one point.
+    """
+    n = positive_int(n, "n")
+    n_clusters = integer(n_clusters, "clusters", 1, n)
+    angles = 2 * np.pi * (np.arange(n_clusters) / n_clusters + rng.uniform())
+    centres = radius * np.stack([np.cos(angles), np.sin(angles)], axis=1)  # (c, 2)
+    labels = rng.integers(0, n_clusters, size=n)
+    labels[:n_clusters] = np.arange(n_clusters)  # every cluster has a point
+    labels = rng.permutation(labels)
+    X = centres[labels] + spread * rng.standard_normal((n, 2))
+    return X, labels.astype(np.int64)
+
+
+# ---- 2-D data for the reverse-diffusion page (scaled to about [−1.5, 1.5]²) ----------------
+MIXTURE_LAYOUTS: tuple[str, ...] = ("ring", "grid", "line")
+SHAPES_2D: tuple[str, ...] = ("moons", "swiss_roll", "circle")
+
+
+def mixture_preset(
+    layout: str, n_components: int, spread: float, balance: float = 1.0
+) -> tuple[Array, Array, Array]:
+    """A 2-D Gaussian mixture Σ_k w_k N(μ_k, σ² I): means (K, 2), stds (K,), weights (K,).
+
+    Layouts: ``"ring"`` (means on a circle of radius 1.2), ``"grid"`` (a square grid in
+    [−1.2, 1.2]², row by row), ``"line"`` (evenly along the x axis). Every component has the
+    spread σ; the weights are w_k ∝ balance^k (1: all equal; 0.5: each half the previous).
+    """
+    one_of(layout, "layout", MIXTURE_LAYOUTS)
+    K = integer(n_components, "components", 1, 16)
+    sigma = positive(spread, "spread")
+    b = positive(balance, "balance")
+    if K == 1:
+        means = np.zeros((1, 2))
+    elif layout == "ring":
+        angles = np.pi / 2 + 2 * np.pi * np.arange(K) / K
+        means = 1.2 * np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    elif layout == "grid":
+        side = int(np.ceil(np.sqrt(K)))
+        ticks = np.linspace(-1.2, 1.2, side)
+        means = np.array([(ticks[i % side], ticks[::-1][i // side]) for i in range(K)])
+    else:
+        means = np.stack([np.linspace(-1.2, 1.2, K), np.zeros(K)], axis=1)
+    weights = b ** np.arange(K, dtype=np.float64)
+    return means.astype(np.float64), np.full(K, sigma), weights / weights.sum()
+
+
+def two_moons(n: int, noise: float, rng: np.random.Generator) -> Array:
+    """(n, 2) points on two interleaved half circles (as scikit-learn's ``make_moons``),
+    centred, plus Gaussian noise of standard deviation ``noise``."""
+    n = positive_int(n, "n")
+    theta = np.pi * rng.uniform(size=n)
+    upper = rng.uniform(size=n) < 0.5
+    x = np.where(upper, np.cos(theta), 1.0 - np.cos(theta)) - 0.5
+    y = np.where(upper, np.sin(theta), 0.5 - np.sin(theta)) - 0.25
+    return np.stack([x, y], axis=1) + non_negative(noise, "noise") * rng.standard_normal((n, 2))
+
+
+def swiss_roll_2d(n: int, noise: float, rng: np.random.Generator) -> Array:
+    """(n, 2) points on a spiral (scikit-learn's ``make_swiss_roll`` seen from its axis):
+    θ = 1.5π(1 + 2u), (θ cos θ, θ sin θ)/(3π), plus Gaussian noise of std ``noise``."""
+    n = positive_int(n, "n")
+    theta = 1.5 * np.pi * (1.0 + 2.0 * rng.uniform(size=n))
+    points = np.stack([theta * np.cos(theta), theta * np.sin(theta)], axis=1) / (3 * np.pi)
+    return points + non_negative(noise, "noise") * rng.standard_normal((n, 2))
+
+
+def noisy_circle(n: int, noise: float, rng: np.random.Generator, radius: float = 1.0) -> Array:
+    """(n, 2) points at uniform angles on a circle of ``radius``, plus Gaussian noise."""
+    n = positive_int(n, "n")
+    angles = 2 * np.pi * rng.uniform(size=n)
+    points = positive(radius, "radius") * np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    return points + non_negative(noise, "noise") * rng.standard_normal((n, 2))
+
+
+def shape_2d(name: str, n: int, noise: float, rng: np.random.Generator) -> Array:
+    """One of ``SHAPES_2D`` by name: two moons, a swiss roll or a circle."""
+    one_of(name, "data", SHAPES_2D)
+    make = {"moons": two_moons, "swiss_roll": swiss_roll_2d, "circle": noisy_circle}[name]
+    return make(n, noise, rng)

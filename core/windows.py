@@ -20,18 +20,20 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-Array = NDArray[np.float64]
-SWIN_T = {"patch": 4, "embed_dim": 96, "depths": (2, 2, 6, 2), "heads": (3, 6, 12, 24)}
+from core import validation
+from core.arrays import Array, BoolArray, IntArray
+from core.errors import CoreError
 
 
-def _check_window(height: int, width: int, window: int) -> None:
-    if window < 1:
-        raise ValueError(f"the window size M must be at least 1, not {window}")
-    if height % window or width % window:
-        raise ValueError(
-            f"a {height}×{width} feature map does not split into {window}×{window} windows: "
-            f"choose M dividing both {height} and {width}"
-        )
+def check_window(height: int, width: int, window: int) -> int:
+    """M as an int ≥ 1 that tiles the H×W map (else a :class:`CoreError`)."""
+    M = validation.positive_int(window, "M")
+    if height % M or width % M:
+        raise CoreError(
+            "swin_window", "a {H}×{W} feature map does not split into {M}×{M} windows: "
+            "choose M dividing both {H} and {W}", H=height, W=width, M=M,
+        )  # fmt: skip
+    return M
 
 
 def window_partition(x: NDArray[Any], window: int) -> NDArray[Any]:
@@ -48,8 +50,7 @@ def window_partition(x: NDArray[Any], window: int) -> NDArray[Any]:
     [[2, 3], [6, 7]]
     """
     H, W, C = x.shape
-    M = window
-    _check_window(H, W, M)
+    M = check_window(H, W, window)
     # (h M) (w M) c -> (h w) M M c
     x = x.reshape(H // M, M, W // M, M, C).transpose(0, 2, 1, 3, 4)  # (h, w, M, M, C)
     return x.reshape(-1, M, M, C)
@@ -57,11 +58,11 @@ def window_partition(x: NDArray[Any], window: int) -> NDArray[Any]:
 
 def window_reverse(windows: NDArray[Any], window: int, height: int, width: int) -> NDArray[Any]:
     """Undo :func:`window_partition`: (nW, M, M, C) -> (H, W, C)."""
-    M = window
-    _check_window(height, width, M)
+    M = check_window(height, width, window)
     nW, C = windows.shape[0], windows.shape[-1]
     if nW != (height // M) * (width // M) or windows.shape[1:3] != (M, M):
-        raise ValueError(f"{windows.shape} windows do not tile a {height}×{width} map with M = {M}")
+        raise CoreError("swin_reverse", "{shape} windows do not tile a {H}×{W} map with M = {M}",
+                        shape=windows.shape, H=height, W=width, M=M)  # fmt: skip
     x = windows.reshape(height // M, width // M, M, M, C).transpose(0, 2, 1, 3, 4)
     return x.reshape(height, width, C)
 
@@ -74,20 +75,18 @@ def cyclic_shift(x: NDArray[Any], shift: int) -> NDArray[Any]:
     return np.roll(x, shift=(-shift, -shift), axis=(0, 1))
 
 
-def shifted_window_regions(height: int, width: int, window: int, shift: int) -> NDArray[np.int64]:
+def shifted_window_regions(height: int, width: int, window: int, shift: int) -> IntArray:
     """Region ids 0..8 of the rolled map, as in Swin's ``img_mask`` construction.
 
     The slices (0, -M), (-M, -s), (-s, None) of rows times those of columns give nine
     regions numbered row by row. Tokens of different regions were not neighbours before
     the roll, so they must not attend to each other. With shift 0 every id is 0.
     """
-    _check_window(height, width, window)
-    if not 0 <= shift < window:
-        raise ValueError(f"the shift s must lie in 0 … M - 1 = {window - 1}, not {shift}")
+    M = check_window(height, width, window)
+    s = validation.integer(shift, "shift s", 0, M - 1)
     regions = np.zeros((height, width), dtype=np.int64)
-    if shift == 0:
+    if s == 0:
         return regions
-    M, s = window, shift
     slices = (slice(0, -M), slice(-M, -s), slice(-s, None))
     count = 0
     for hs in slices:
@@ -97,7 +96,7 @@ def shifted_window_regions(height: int, width: int, window: int, shift: int) -> 
     return regions
 
 
-def shifted_window_mask(height: int, width: int, window: int, shift: int) -> NDArray[np.bool_]:
+def shifted_window_mask(height: int, width: int, window: int, shift: int) -> BoolArray:
     """(nW, M², M²) bool mask of the shifted windows, True = same region (may attend).
 
     Swin stores the opposite as an additive mask of -100 where the region ids differ.
@@ -107,15 +106,13 @@ def shifted_window_mask(height: int, width: int, window: int, shift: int) -> NDA
     return ids[:, :, None] == ids[:, None, :]  # (nW, M², M²)
 
 
-def relative_position_index(window: int) -> NDArray[np.int64]:
+def relative_position_index(window: int) -> IntArray:
     """(M², M²) index into the (2M-1)² bias table, as Swin's ``relative_position_index``.
 
     For tokens i = (y_i, x_i), j = (y_j, x_j) in a window the index is
     (y_i - y_j + M - 1)·(2M - 1) + (x_i - x_j + M - 1).
     """
-    if window < 1:
-        raise ValueError(f"the window size M must be at least 1, not {window}")
-    M = window
+    M = validation.positive_int(window, "M")
     ys, xs = np.meshgrid(np.arange(M), np.arange(M), indexing="ij")
     coords = np.stack([ys.ravel(), xs.ravel()])  # (2, M²)
     rel = coords[:, :, None] - coords[:, None, :]  # (2, M², M²)
@@ -124,17 +121,33 @@ def relative_position_index(window: int) -> NDArray[np.int64]:
 
 def relative_position_bias(table: Array, window: int) -> Array:
     """B = B̂[index]: the (M², M²) bias added to the attention logits of every window."""
-    table = np.asarray(table, dtype=np.float64).ravel()
-    if table.size != (2 * window - 1) ** 2:
-        raise ValueError(f"the bias table needs (2M-1)² = {(2 * window - 1) ** 2} entries")
-    return table[relative_position_index(window)]
+    M = validation.positive_int(window, "M")
+    table = validation.finite_array(table, "B̂").ravel()
+    if table.size != (2 * M - 1) ** 2:
+        raise CoreError("swin_bias_table", "the bias table needs (2M-1)² = {size} entries, "
+                        "got {got}", size=(2 * M - 1) ** 2, got=table.size)  # fmt: skip
+    return table[relative_position_index(M)]
+
+
+def illustrative_bias_table(window: int, dy_slope: float = 0.3, dx_slope: float = 0.2) -> Array:
+    """A hand-made B̂ ∈ R^{(2M-1)×(2M-1)} where nearer keys score higher (Swin learns B̂).
+
+    B̂[Δy + M - 1, Δx + M - 1] = -dy_slope·|Δy| - dx_slope·|Δx| for Δy, Δx ∈ -(M-1) … M-1:
+    0 at the centre (a token and itself), the largest entry.
+    """
+    M = validation.positive_int(window, "M")
+    offsets = np.arange(2 * M - 1) - (M - 1)  # Δ = -(M-1) … M-1
+    dy, dx = np.meshgrid(offsets, offsets, indexing="ij")
+    return -dy_slope * np.abs(dy) - dx_slope * np.abs(dx)
 
 
 def patch_partition(image: NDArray[Any], patch: int = 4) -> NDArray[Any]:
     """(H, W, 3) image -> (H/P, W/P, P·P·3) patch vectors (4×4×3 = 48 values in Swin)."""
     H, W, C = image.shape
+    patch = validation.positive_int(patch, "patch")
     if H % patch or W % patch:
-        raise ValueError(f"the image {H}×{W} is not divisible into {patch}×{patch} patches")
+        raise CoreError("swin_patch", "the image {H}×{W} is not divisible into {P}×{P} patches",
+                        H=H, W=W, P=patch)  # fmt: skip
     # (h p1) (w p2) c -> h w (p1 p2 c)
     x = image.reshape(H // patch, patch, W // patch, patch, C).transpose(0, 2, 1, 3, 4)
     return x.reshape(H // patch, W // patch, patch * patch * C)
@@ -145,7 +158,7 @@ def patch_merging(x: NDArray[Any]) -> NDArray[Any]:
     x[1::2,1::2] (the linear 4C -> 2C that follows is a plain matrix product)."""
     H, W, _ = x.shape
     if H % 2 or W % 2:
-        raise ValueError(f"patch merging needs an even map, not {H}×{W}")
+        raise CoreError("swin_merge_even", "patch merging needs an even map, not {H}×{W}", H=H, W=W)
     return np.concatenate([x[0::2, 0::2], x[1::2, 0::2], x[0::2, 1::2], x[1::2, 1::2]], axis=-1)
 
 
@@ -162,11 +175,13 @@ class StageShape:
 
 def stage_shapes(image_size: int, patch: int = 4, embed_dim: int = 96) -> list[StageShape]:
     """Token map shape of the four Swin stages for a square image: H/4·2^-i, C·2^i."""
-    if image_size % (patch * 8):
-        raise ValueError(f"the image side must be a multiple of {patch * 8}, not {image_size}")
+    size = validation.positive_int(image_size, "image side")
+    if size % (patch * 8):
+        raise CoreError("swin_image_side", "the image side must be a multiple of {k}, not {side}",
+                        k=patch * 8, side=size)  # fmt: skip
     rows = []
     for i in range(4):
-        side = image_size // patch // 2**i
+        side = size // patch // 2**i
         rows.append(StageShape(i + 1, side, side, embed_dim * 2**i, side * side))
     return rows
 

@@ -102,24 +102,26 @@ def attention_maps_figure(
 
 
 def cost_figure(
-    tokens: Array, ratios: Sequence[int], n: int, current: Sequence[float], *, title: str,
-    x_title: str, y_title: str,
+    tokens: Array, ratios: Sequence[int], entries: Sequence[Array], n: int,
+    current: Sequence[float], *, title: str, x_title: str, y_title: str,
     hovertemplate: str = "H·W = %{x:,}<br>%{y:,.0f} entries<extra></extra>",
 ) -> go.Figure:  # fmt: skip
-    """Attention entries (HW)²/R² against HW tokens, log-log, one line per R, current HW marked.
+    """Attention entries against HW tokens, log-log, one line per R, current HW marked.
 
-    ``hovertemplate`` is the hover text of a line's point.
+    ``entries[i]`` are the (HW)²/R² entries for ``ratios[i]`` at every token count (computed
+    by ``core.sra.attention_cost``); ``hovertemplate`` is the hover text of a line's point.
 
     Traces: [0..len(ratios)-1] one line per R, [-1] markers at the current HW.
     """
     tokens = np.asarray(tokens, dtype=float)
     colours = (GREY, BLUE, GREEN, ORANGE, VERMILLION)
     data = [
-        {"type": "scatter", "x": _list(tokens), "y": _list(tokens**2 / R**2), "mode": "lines",
+        {"type": "scatter", "x": _list(tokens), "y": _list(np.asarray(y, dtype=float)),
+         "mode": "lines",
          "name": "(HW)²" if R == 1 else f"(HW)²/{R * R} (R = {R})",
          "line": {"color": colours[i % len(colours)]},  # a dash pattern each: figures.style
          "hovertemplate": hovertemplate}
-        for i, R in enumerate(ratios)
+        for i, (R, y) in enumerate(zip(ratios, entries, strict=True))
     ]  # fmt: skip
     data.append({"type": "scatter", "x": [n] * len(current), "y": _list(current),
                  "mode": "markers", "name": "HW", "marker": CURRENT, "showlegend": False,

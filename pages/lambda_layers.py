@@ -9,15 +9,8 @@ import torch  # this page shows a torch layer
 
 from core import lambda_layer as ll
 from figures import lambda_layer as figs
-from ui import cache, kit, perf, state
-from ui.boot import require_entrypoint
-from ui.i18n import t
+from ui import cache, exercises, kit, perf, tex
 
-require_entrypoint()
-perf.single_threaded_torch()
-
-C = "lambda_layers"
-VIEWS = ("cost", "content", "position")
 IMAGE_SIDES = [8, 16]  # the 64×64 sample image averaged to side×side tokens
 RADII = [3, 5, 7, 9]
 COST_SIDES = [8, 12, 16, 24, 32, 48, 64, 96, 128]
@@ -27,26 +20,22 @@ COST_R = 5
 BYTES = 4  # float32
 SEED = 0
 
-
-def num(x: float) -> str:
-    return f"{x:,.0f}".replace(",", "{,}")
-
-
-def mb(entries: float) -> str:
-    x = entries * BYTES / 1e6
-    return f"{x:,.3g}".replace(",", "{,}") if x < 1000 else num(x)
-
-
-def vec(x: np.ndarray) -> str:
-    return "(" + ",\\ ".join(f"{a:.3f}" for a in np.ravel(x)) + ")"
+page = kit.Page(
+    "lambda_layers",
+    views=("cost", "content", "position"),
+    exercise=exercises.lambda_layers,
+    code=(ll.LambdaLayer.project, ll.LambdaLayer.position_lambdas, ll.LambdaLayer.forward,
+          ll.LambdaLayer.explain, ll.LambdaLayer.position_embedding, ll.translation_gap,
+          ll.forward_allocations, ll.lambda_cost, ll.attention_cost),
+)  # fmt: skip
 
 
 def layer(side: int, r: int | None, dtype: torch.dtype = torch.float64) -> ll.LambdaLayer:
     """The page's untrained layer: the same seed gives the same W_Q, W_K, W_V for both
     contexts (drawn first), then E (global) or R (local). ~1 ms: not worth a cache."""
-    ctx = {"r": r} if r else {"n": side * side}
+    context = {"r": r} if r else {"n": side * side}
     g = torch.Generator().manual_seed(SEED)
-    return ll.LambdaLayer(DIM, DIM_OUT, K, HEADS, generator=g, dtype=dtype, **ctx)
+    return ll.LambdaLayer(DIM, DIM_OUT, K, HEADS, generator=g, dtype=dtype, **context)
 
 
 def image(side: int) -> tuple[np.ndarray, torch.Tensor]:
@@ -54,213 +43,152 @@ def image(side: int) -> tuple[np.ndarray, torch.Tensor]:
     return rgb, torch.from_numpy(tokens.T.copy()).reshape(1, DIM, side, side)
 
 
-def largest(net: ll.LambdaLayer, x: torch.Tensor) -> tuple[str, tuple[int, ...], int]:
-    name, shape = max(ll.forward_allocations(net, x), key=lambda a: np.prod(a[1]))
-    return name, shape, int(np.prod(shape))
+def megabytes(numbers: int) -> str:
+    mb = numbers * BYTES / 1e6
+    return tex.num(mb) if mb >= 1000 else tex.sci(mb, 3)
 
 
-kit.intro(C)
-view = state.choice(t(f"{C}.view"), f"{C}_view", VIEWS, "cost",
-                    format_func=lambda v: t(f"{C}.tab_{v}"))  # fmt: skip
-
-
+@page.view("cost")
 @kit.fragment
-def cost_view() -> None:
-    s = state.select_slider(t(f"{C}.side"), f"{C}_side", COST_SIDES, 32)
-    sides = np.array(COST_SIDES)
-    att = [ll.attention_cost(int(a), HEADS, K, V) for a in sides]
-    glo = [ll.lambda_cost(int(a), HEADS, K, V) for a in sides]
-    loc = [ll.lambda_cost(int(a), HEADS, K, V, COST_R) for a in sides]
-    flops = [np.array([c.flops for c in cs], float) for cs in (att, glo, loc)]
-    memory = [np.array([getattr(c, key) for c in cs], float) * BYTES / 1e6
-              for cs, key in ((att, "entries"), (glo, "lambdas"), (glo, "embeddings"),
-                              (loc, "embeddings"))]  # fmt: skip
+def cost() -> None:
+    perf.single_threaded_torch()
+    s = page.select_slider("side", COST_SIDES, 32)
+    att = [ll.attention_cost(a, HEADS, K, V) for a in COST_SIDES]
+    glo = [ll.lambda_cost(a, HEADS, K, V) for a in COST_SIDES]
+    loc = [ll.lambda_cost(a, HEADS, K, V, COST_R) for a in COST_SIDES]
+    flops = [np.array([c.flops for c in costs], float) for costs in (att, glo, loc)]
+    memory = [np.array([getattr(c, key) for c in costs], float) * BYTES / 1e6
+              for costs, key in ((att, "entries"), (glo, "lambdas"), (glo, "embeddings"),
+                                 (loc, "embeddings"))]  # fmt: skip
     i = COST_SIDES.index(s)
-    kit.chart(figs.cost_figure(
-        sides, flops, memory, s, ([f[i] for f in flops], [m[i] for m in memory]),
-        titles=(t(f"{C}.flops_title"), t(f"{C}.memory_title")), x_title=t(f"{C}.side_axis"),
-        y_titles=(t(f"{C}.flops_axis"), t(f"{C}.memory_axis")),
-        flop_names=(t(f"{C}.attention"), t(f"{C}.global_lambda"), t(f"{C}.local_lambda")),
-        memory_names=(t(f"{C}.attention_maps"), t(f"{C}.lambda_tensor"),
-                      t(f"{C}.global_weights"), t(f"{C}.local_weights", r=COST_R)),
-    ), key=f"{C}_cost_chart")  # fmt: skip
+    page.chart(figs.cost_figure(
+        np.array(COST_SIDES), flops, memory, s, ([f[i] for f in flops], [m[i] for m in memory]),
+        titles=(page.tr("flops_title"), page.tr("memory_title")), x_title=page.tr("side_axis"),
+        y_titles=(page.tr("flops_axis"), page.tr("memory_axis")),
+        flop_names=(page.tr("attention"), page.tr("global_lambda"), page.tr("local_lambda")),
+        memory_names=(page.tr("attention_maps"), page.tr("lambda_tensor"),
+                      page.tr("global_weights"), page.tr("local_weights", r=COST_R)),
+    ), "cost_chart")  # fmt: skip
     a, g, lo = att[i], glo[i], loc[i]
-    n = a.n
     x = torch.randn(1, DIM, s, s, generator=torch.Generator().manual_seed(s))  # float32
-    name, shape, size = largest(layer(s, COST_R, torch.float32), x)
-    tx = {key: f"\\text{{{t(f'{C}.{key}_short')}}}" for key in ("attention", "global", "local")}
-    lam_mb = f"{num(g.lambdas)} \\to {mb(g.lambdas)}\\,\\text{{MB}}"
-    kit.formula(
-        "\\begin{gathered}"
-        f"s = {s}:\\ n = s^2 = {num(n)},\\quad k = {K},\\ v = {V},\\ h = {HEADS},\\ r = {COST_R}"
-        f",\\quad \\text{{float32}} = {BYTES}\\,\\text{{B}}\\\\[8pt]"
-        f"\\begin{{array}}{{l|ll}} & \\text{{{t(f'{C}.largest_short')}}} & \\text{{FLOPs}}"
-        f"\\\\ \\hline {tx['attention']} & h\\,n^2 = {num(a.entries)} \\to "
-        f"{mb(a.entries)}\\,\\text{{MB}} & 2hn^2(k+v) = {num(a.flops)}\\\\"
-        f"{tx['global']}\\ \\lambda & n\\,k\\,v = {lam_mb} & 2nkv(1 + n + h) = {num(g.flops)}"
-        f"\\\\ {tx['local']}\\ \\lambda & n\\,k\\,v = {lam_mb} & 2nkv(1 + r^2 + h) = "
-        f"{num(lo.flops)}\\end{{array}}\\\\[8pt]"
-        f"\\frac{{h\\,n^2}}{{n\\,k\\,v}} = \\frac{{h\\,n}}{{k\\,v}} = "
-        f"\\frac{{{HEADS}\\cdot{num(n)}}}{{{K}\\cdot{V}}} = {num(a.entries / g.lambdas)}"
-        "\\end{gathered}",
+    big = ll.largest_allocation(layer(s, COST_R, torch.float32), x)  # a real forward pass
+    page.formula(
+        "cost", s=s, n=tex.num(a.n), K=K, V=V, h=HEADS, r=COST_R, bytes=BYTES,
+        att_entries=tex.num(a.entries), att_mb=megabytes(a.entries), att_flops=tex.num(a.flops),
+        lam=tex.num(g.lambdas), lam_mb=megabytes(g.lambdas), glo_flops=tex.num(g.flops),
+        loc_flops=tex.num(lo.flops), ratio=tex.num(a.entries / g.lambdas),
         checks=[
-            kit.Check(t(f"{C}.check_measured", s=s), size == g.largest == g.lambdas,
-                      f"{name} {'×'.join(map(str, shape))} = {size:,}"),
-            kit.Check(t(f"{C}.check_no_map"), size < n * n, f"{size:,} < n² = {n * n:,}"),
+            kit.Check(page.tr("check_measured", s=s), big.size == g.largest == g.lambdas,
+                      f"{big.function} {'×'.join(map(str, big.shape))} = {big.size:,}"),
+            kit.Check(page.tr("check_no_map"), big.size < a.n**2,
+                      f"{big.size:,} < n² = {a.n**2:,}"),
         ],
     )  # fmt: skip
 
 
-def position_sliders(side: int, default: tuple[int, int]) -> tuple[int, int]:
+def query(side: int) -> tuple[int, int]:
+    """The query position (row, column), drawn inside the live part."""
     a, b = st.columns(2)
     with a:
-        row = state.slider(t(f"{C}.row"), f"{C}_row", 0, side - 1, default[0])
+        row = page.slider("row", 0, side - 1, side // 2)
     with b:
-        col = state.slider(t(f"{C}.col"), f"{C}_col", 0, side - 1, default[1])
+        col = page.slider("col", 0, side - 1, side // 4)
     return row, col
+
+
+@page.view("content")
+def content() -> None:
+    with st.columns(3)[0]:
+        side = page.select_slider("image_side", IMAGE_SIDES, 8, key=page.key("content_H"))
+    content_view(side)
 
 
 @kit.fragment
 def content_view(side: int) -> None:
-    row, col = position_sliders(side, (side // 2, side // 4))
+    perf.single_threaded_torch()
+    row, col = query(side)
     n = row * side + col
     _, x = image(side)
-    net = layer(side, None)
-    other = layer(side, None)  # the same layer with a new, unrelated W_Q
+    net, other = layer(side, None), layer(side, None)  # other: the same with a new W_Q
     with torch.no_grad():
         other.w_q.copy_(torch.randn(other.w_q.shape, generator=torch.Generator().manual_seed(1),
                                     dtype=torch.float64))  # fmt: skip
-        parts, first, swapped = net.explain(x, n), net.explain(x, 0), other.explain(x, n)
-    keys, values = parts["keys"][0].numpy(), parts["values"][0].numpy()
-    lam = parts["content_lambda"][0].numpy()
-    kit.chart(figs.content_figure(
+    parts, first, swapped = net.explain(x, n), net.explain(x, 0), other.explain(x, n)
+    keys, values = parts.keys[0].numpy(), parts.values[0].numpy()
+    lam = parts.content_lambda[0].numpy()
+    page.chart(figs.content_figure(
         keys, values, lam, n, side,
-        titles=(t(f"{C}.keys_title"), t(f"{C}.values_title"), t(f"{C}.content_title")),
-        x_title=t(f"{C}.positions_axis", side=side),
-    ), key=f"{C}_content_chart")  # fmt: skip
-    m = side * side
-    rows = "\\\\".join(" & ".join(f"{a:.3f}" for a in r) for r in lam)
-    y_c = np.einsum("hk,kv->hv", parts["q"][0].numpy(), lam)
-    sums = keys.sum(axis=0)
-    kit.formula(
-        "\\begin{gathered}"
-        f"\\bar{{K}} = \\mathrm{{softmax}}_m(K) \\in \\mathbb{{R}}^{{{m}\\times{K}}},\\ "
-        f"V \\in \\mathbb{{R}}^{{{m}\\times{V}}}\\\\[6pt]\\lambda^c = \\bar{{K}}^\\top V"
-        f" = \\sum_{{m=1}}^{{{m}}} \\bar k_m v_m^\\top"
-        f" = \\begin{{pmatrix}}{rows}\\end{{pmatrix}} \\in \\mathbb{{R}}^{{{K}\\times{V}}}\\\\[6pt]"
-        f"n = ({row}, {col}):\\quad q_n^{{(j)}} \\in \\mathbb{{R}}^{{{K}}},\\ "
-        f"(\\lambda^c)^\\top q_n^{{(j)}} \\in \\mathbb{{R}}^{{{V}}}\\ (j = 1, \\ldots, {HEADS}):"
-        f"\\ {vec(y_c)}"
-        "\\end{gathered}",
+        titles=(page.tr("keys_title"), page.tr("values_title"), page.tr("content_title")),
+        x_title=page.tr("positions_axis", side=side),
+    ), "content_chart")  # fmt: skip
+    sums = keys.sum(axis=0)  # one per key channel, over the positions
+    page.formula(
+        "content", m=side * side, K=K, V=V, h=HEADS, row=row, col=col,
+        rows="\\\\".join(" & ".join(f"{a:.3f}" for a in r) for r in lam),
+        y_c=tex.vec(parts.content_output[0].numpy().ravel(), 3),
         checks=[
-            kit.Check(t(f"{C}.check_keys_sum"), bool(np.allclose(sums, 1, atol=1e-12)),
+            kit.Check(page.tr("check_keys_sum"), bool(np.allclose(sums, 1, atol=1e-12)),
                       f"max |Σ − 1| = {np.abs(sums - 1).max():.0e}"),
-            kit.Check(t(f"{C}.check_same_lambda"),
-                      bool(torch.equal(parts["content_lambda"], first["content_lambda"]))),
-            kit.Check(t(f"{C}.check_no_query"),
-                      bool(torch.equal(swapped["content_lambda"], parts["content_lambda"])
-                           and not torch.equal(swapped["q"], parts["q"]))),
-            kit.Check(t(f"{C}.check_product"), bool(np.allclose(keys.T @ values, lam))),
+            kit.Check(page.tr("check_same_lambda"),
+                      torch.equal(parts.content_lambda, first.content_lambda)),
+            kit.Check(page.tr("check_no_query"),
+                      torch.equal(swapped.content_lambda, parts.content_lambda)
+                      and not torch.equal(swapped.q, parts.q)),
+            kit.Check(page.tr("check_product"), bool(np.allclose(keys.T @ values, lam))),
         ],
     )  # fmt: skip
+
+
+@page.view("position")
+def position() -> None:
+    a, b, _ = st.columns(3)
+    with a:
+        side = page.select_slider("image_side", IMAGE_SIDES, 16, key=page.key("position_H"))
+    with b:
+        r = page.select_slider("radius", RADII, 5, key=page.key("r"))
+    position_view(side, r)
 
 
 @kit.fragment
 def position_view(side: int, r: int) -> None:
-    row, col = position_sliders(side, (side // 2, side // 4))
+    perf.single_threaded_torch()
+    row, col = query(side)
     n = row * side + col
     rgb, x = image(side)
-    nets = (layer(side, None), layer(side, r))
-    with torch.no_grad():
-        parts = [net.explain(x, n) for net in nets]
-        sizes = [largest(net, x)[2] for net in nets]
+    nets = (layer(side, None), layer(side, r))  # global (absolute E), local (relative R)
+    parts = [net.explain(x, n) for net in nets]
+    size = max(ll.largest_allocation(net, x).size for net in nets)
     # shift the image one column: relative R (local) shifts the output, absolute E does not
     shift_global, shift_local = (ll.translation_gap(net, x) for net in nets)
-    E = [p["position_embedding"].numpy() for p in parts]
-    lam = [p["position_lambda"][0].numpy() for p in parts]
-    kit.chart(figs.position_figure(
+    E = [p.position_embedding.numpy() for p in parts]
+    lam = [p.position_lambda[0].numpy() for p in parts]
+    page.chart(figs.position_figure(
         rgb, (E[0], E[1]), (lam[0], lam[1]), n, r,
-        row_titles=(t(f"{C}.global_row"), t(f"{C}.local_row", r=r)),
-        channel_title=t(f"{C}.channel_title"), lambda_title=t(f"{C}.position_title"),
-        image_titles=(t(f"{C}.image_title"), t(f"{C}.image_window_title", r=r)),
-    ), key=f"{C}_position_chart")  # fmt: skip
+        row_titles=(page.tr("global_row"), page.tr("local_row", r=r)),
+        channel_title=page.tr("channel_title"), lambda_title=page.tr("position_title"),
+        image_titles=(page.tr("image_title"), page.tr("image_window_title", r=r)),
+    ), "position_chart")  # fmt: skip
     m = side * side
-    Vn = parts[0]["values"][0].numpy()
-    explicit = [e.T @ Vn for e in E]  # λᵖ_n = E_nᵀ V, written out
-    ys = [p["y_n"][0].numpy() for p in parts]
-    outputs = [p["y"][0, :, row, col].numpy() for p in parts]
-    gap_p = max(float(np.abs(a - b).max()) for a, b in zip(explicit, lam, strict=True))
-    gap_y = max(float(np.abs(a.ravel() - b).max()) for a, b in zip(ys, outputs, strict=True))
-    nonzero = int((np.abs(E[1]).sum(axis=1) > 0).sum())
-    kit.formula(
-        "\\begin{gathered}"
-        f"b = 1,\\ n = {side}\\cdot{side} = {m},\\ k = {K},\\ v = {V},\\ h = {HEADS},\\ r = {r}"
-        f"\\\\[6pt]\\lambda^p_n = E_n^\\top V,\\quad E_n \\in \\mathbb{{R}}^{{{m}\\times{K}}}"
-        f"\\ (\\text{{{t(f'{C}.global_short')}}}: {m},\\ \\text{{{t(f'{C}.local_short')}}}:"
-        f" {nonzero} \\le r^2 = {r * r}\\ \\text{{{t(f'{C}.rows_nonzero')}}} \\ne 0),\\quad"
-        f" V \\in \\mathbb{{R}}^{{{m}\\times{V}}} \\Rightarrow \\lambda^p_n \\in "
-        f"\\mathbb{{R}}^{{{K}\\times{V}}}\\\\[6pt]"
-        f"y_n^{{(j)}} = (\\lambda^c + \\lambda^p_n)^\\top q_n^{{(j)}} \\in \\mathbb{{R}}^{{{V}}},"
-        f"\\ q_n^{{(j)}} \\in \\mathbb{{R}}^{{{K}}}\\ (j = 1, \\ldots, {HEADS}),\\quad "
-        f"y_n = \\big(y_n^{{(1)}}, \\ldots, y_n^{{({HEADS})}}\\big) \\in "
-        f"\\mathbb{{R}}^{{{HEADS}\\cdot{V}}} = \\mathbb{{R}}^{{{DIM_OUT}}}\\\\[6pt]"
-        f"n = ({row}, {col}):\\quad y_n^{{\\text{{{t(f'{C}.global_short')}}}}} = {vec(ys[0])}"
-        f"\\\\ y_n^{{\\text{{{t(f'{C}.local_short')}}}}} = {vec(ys[1])}"
-        "\\end{gathered}",
+    values = parts[0].values[0].numpy()
+    gap_p = max(float(np.abs(e.T @ values - a).max()) for e, a in zip(E, lam, strict=True))
+    gap_y = max(float((p.y_n[0].ravel() - p.y[0, :, row, col]).abs().max()) for p in parts)
+    nonzero = int((np.abs(E[1]).sum(axis=1) > 0).sum())  # rows of the local Eₙ inside the image
+    page.formula(
+        "position", side=side, m=m, K=K, V=V, h=HEADS, r=r, nonzero=nonzero, rr=r * r,
+        dim_out=DIM_OUT, row=row, col=col, y_global=tex.vec(parts[0].y_n[0].numpy().ravel(), 3),
+        y_local=tex.vec(parts[1].y_n[0].numpy().ravel(), 3),
         checks=[
-            kit.Check(t(f"{C}.check_position_lambda"), gap_p < 1e-12, f"max |Δ| = {gap_p:.0e}"),
-            kit.Check(t(f"{C}.check_output"), gap_y < 1e-12, f"max |Δ| = {gap_y:.0e}"),
-            kit.Check(t(f"{C}.check_window"), nonzero <= r * r, f"{nonzero} ≤ {r * r}"),
-            kit.Check(t(f"{C}.check_relative"), shift_local is None or shift_local < 1e-10,
-                      t(f"{C}.too_small") if shift_local is None
+            kit.Check(page.tr("check_position_lambda"), gap_p < 1e-12, f"max |Δ| = {gap_p:.0e}"),
+            kit.Check(page.tr("check_output"), gap_y < 1e-12, f"max |Δ| = {gap_y:.0e}"),
+            kit.Check(page.tr("check_window"), nonzero <= r * r, f"{nonzero} ≤ {r * r}"),
+            kit.Check(page.tr("check_relative"), shift_local is None or shift_local < 1e-10,
+                      page.tr("too_small") if shift_local is None
                       else f"max |Δ| = {shift_local:.0e}"),
-            kit.Check(t(f"{C}.check_absolute"), shift_global is not None and shift_global > 1e-6,
+            kit.Check(page.tr("check_absolute"), shift_global is not None and shift_global > 1e-6,
                       f"max |Δ| = {shift_global:.3f}"),
-            kit.Check(t(f"{C}.check_no_map"), max(sizes) < m * m,
-                      f"{max(sizes):,} < n² = {m * m:,}"),
+            kit.Check(page.tr("check_no_map"), size < m * m, f"{size:,} < n² = {m * m:,}"),
         ],
     )  # fmt: skip
 
 
-def make_exercise(rng: np.random.Generator) -> kit.Exercise:
-    """Memory of the attention maps at a given side, with the lambda layer's for contrast."""
-    s = int(rng.choice([16, 24, 32, 48, 64, 96, 128]))
-    h = int(rng.choice([1, 2, 4, 8]))
-    k, v = (int(a) for a in rng.choice([4, 8, 16], size=2))
-    att = ll.attention_cost(s, h, k, v)
-    lam = ll.lambda_cost(s, h, k, v)
-    answer = att.entries * BYTES / 1e6
-    return kit.Exercise(
-        question=t(f"{C}.ex_q", s=s, h=h, k=k, v=v),
-        answer=float(f"{answer:.4g}"),
-        tolerance=0.02 * answer,
-        explanation=t(f"{C}.ex_how", s=s, n=f"{att.n:,}", h=h, k=k, v=v,
-                      entries=f"{att.entries:,}", mb=f"{answer:,.4g}",
-                      lam=f"{lam.lambdas:,}", lam_mb=f"{lam.lambdas * BYTES / 1e6:,.4g}",
-                      ratio=f"{att.entries / lam.lambdas:,.4g}"),
-    )  # fmt: skip
-
-
-with kit.guard():
-    if view == "cost":
-        kit.explain(C, "cost")
-        cost_view()
-    elif view == "content":
-        kit.explain(C, "content")
-        with st.columns(3)[0]:
-            side = state.select_slider(t(f"{C}.image_side"), f"{C}_content_H", IMAGE_SIDES, 8)
-        content_view(side)
-    else:
-        kit.explain(C, "position")
-        a, b, _ = st.columns(3)
-        with a:
-            side = state.select_slider(t(f"{C}.image_side"), f"{C}_position_H", IMAGE_SIDES, 16)
-        with b:
-            r = state.select_slider(t(f"{C}.radius"), f"{C}_r", RADII, 5)
-        position_view(side, r)
-state.show_notices()
-kit.try_this(C)
-kit.exercise(C, make_exercise)
-kit.show_code(C, ll.LambdaLayer.project, ll.LambdaLayer.position_lambdas, ll.LambdaLayer.forward,
-              ll.LambdaLayer.position_embedding, ll.forward_allocations, ll.lambda_cost,
-              ll.attention_cost)  # fmt: skip
+page.run()

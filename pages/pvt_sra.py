@@ -91,8 +91,9 @@ def cost() -> None:
     tokens = (np.array(IMAGE_SIDES) // 4) ** 2
     N = (side // 4) ** 2
     costs = [sra.attention_cost(N, r) for r in RATIOS]
+    curves = [[sra.attention_cost(int(n), r).sra_entries for n in tokens] for r in RATIOS]
     page.chart(figs.cost_figure(
-        tokens, RATIOS, N, [c.sra_entries for c in costs], title=page.tr("cost_title"),
+        tokens, RATIOS, curves, N, [c.sra_entries for c in costs], title=page.tr("cost_title"),
         x_title=page.tr("tokens_axis"), y_title=page.tr("entries_axis"),
         hovertemplate=page.tr("hover_entries", n="%{x:,}", k="%{y:,.0f}") + "<extra></extra>",
     ), "cost_chart")  # fmt: skip

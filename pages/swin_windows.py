@@ -83,8 +83,7 @@ def bias_view(M: int) -> None:
     i = page.slider("query_token", 0, M * M - 1, 0, key=page.key("bias_query"))
     index = win.relative_position_index(M)
     K = 2 * M - 1
-    dy, dx = np.meshgrid(np.arange(K) - (M - 1), np.arange(K) - (M - 1), indexing="ij")
-    table = -0.3 * np.abs(dy) - 0.2 * np.abs(dx)  # an illustrative B̂: nearer keys score higher
+    table = win.illustrative_bias_table(M)  # nearer keys score higher
     extra = "<extra></extra>"
     page.chart(figs.bias_figure(
         index, table, i,

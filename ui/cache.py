@@ -159,5 +159,5 @@ def isab_attention(
 
     isab = stf.seeded_blocks(seed, X.shape[1], dim, heads, m)[0]
     with torch.inference_mode():
-        _, (A_IX, A_XH) = isab(torch.from_numpy(X)[None], return_attention=True)
-    return A_IX[0].numpy(), A_XH[0].numpy()
+        result = isab.explain(torch.from_numpy(X)[None])
+    return result.weights_ix[0].numpy(), result.weights_xh[0].numpy()

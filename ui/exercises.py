@@ -466,3 +466,165 @@ def cayley_hamilton(rng: np.random.Generator) -> Exercise:
         explanation=t("cayley_hamilton.ex_power_how", power=power, poly=poly, c0=_n(c[-1]),
                       ans=_n(-c[-1]), det=_paren(int(A.det())), n=_sup(n)),
     )  # fmt: skip
+
+
+# ---- Set Transformer (torch: imported inside, so other pages do not load it) ---------------
+
+
+def set_transformer(rng: np.random.Generator) -> Exercise:
+    """Count ISAB's attention weights, or predict what a shuffle does to a block's output."""
+    import torch
+
+    from core import set_transformer as stf
+
+    if _kind(rng, ("cost", "shuffle")) == "cost":
+        n = int(rng.choice([50, 64, 100, 128, 200, 256, 500, 1000]))
+        m = int(rng.choice([4, 8, 16, 32]))
+        isab, sab = stf.isab_attention_entries(n, m), stf.sab_attention_entries(n)
+        return Exercise(
+            question=t("set_transformer.ex_cost_q", n=n, m=m, sab=sab),
+            answer=float(isab),
+            explanation=t("set_transformer.ex_cost_how", n=n, m=m, nm=n * m, isab=isab, sab=sab,
+                          ratio=f"{sab / isab:.3g}"),
+        )  # fmt: skip
+    name = ("SAB", "ISAB", "PMA", "sum", "max", "weighted")[int(rng.integers(6))]
+    n, seed = int(rng.integers(4, 9)), int(rng.integers(1000))
+    isab, sab, pma = stf.seeded_blocks(seed, 2, 16, 4, 2)  # the page's width and heads, m = 2
+    fn = {
+        "SAB": sab,
+        "ISAB": isab,
+        "PMA": pma,
+        "sum": lambda z: stf.set_pool(z, "sum"),
+        "max": lambda z: stf.set_pool(z, "max"),
+        "weighted": stf.position_weighted_sum,
+    }[name]
+    x = torch.randn(1, n, 2 if name in ("SAB", "ISAB") else 16, dtype=torch.float64,
+                    generator=torch.Generator().manual_seed(seed))  # fmt: skip
+    perm = torch.from_numpy(rng.permutation(n))
+    # run the block on the set and on the shuffled set: which symmetry holds?
+    kind = {"invariant": "same", "equivariant": "rows", "neither": "other"}[
+        stf.shuffle_test(fn, x, perm).symmetry(tol=1e-8)
+    ]
+    kinds = ("same", "rows", "other")
+    block = t(f"set_transformer.ex_block_{name}")
+    options = tuple(t(f"set_transformer.ex_{k}") for k in kinds)
+    return Exercise(
+        question=t("set_transformer.ex_shuffle_q", block=block, n=n),
+        answer=options[kinds.index(kind)],
+        options=options,
+        explanation=t(f"set_transformer.ex_shuffle_how_{kind}", block=block),
+    )
+
+
+# ---- Lambda layers ----------------------------------------------------------------------
+
+
+def lambda_layers(rng: np.random.Generator) -> Exercise:
+    """Memory of the attention maps at a given side, with the lambda layer's for contrast."""
+    from core import lambda_layer as ll  # imports torch: only this page's maker needs it
+
+    s = int(rng.choice([16, 24, 32, 48, 64, 96, 128]))
+    h = int(rng.choice([1, 2, 4, 8]))
+    k, v = (int(a) for a in rng.choice([4, 8, 16], size=2))
+    att, lam = ll.attention_cost(s, h, k, v), ll.lambda_cost(s, h, k, v)
+    answer = att.entries * 4 / 1e6  # float32: 4 bytes a number, MB = 10⁶ bytes
+    return Exercise(
+        question=t("lambda_layers.ex_q", s=s, h=h, k=k, v=v),
+        answer=float(f"{answer:.4g}"),
+        tolerance=0.02 * answer,
+        explanation=t("lambda_layers.ex_how", s=s, n=f"{att.n:,}", h=h, k=k, v=v,
+                      entries=f"{att.entries:,}", mb=f"{answer:,.4g}",
+                      lam=f"{lam.lambdas:,}", lam_mb=f"{lam.lambdas * 4 / 1e6:,.4g}",
+                      ratio=f"{att.entries / lam.lambdas:,.4g}"),
+    )  # fmt: skip
+
+
+# ---- Forward diffusion and the DDPM loss ------------------------------------------------
+
+
+def forward_diffusion(rng: np.random.Generator) -> Exercise:
+    """One of three questions about q(x_t | x₀), answered with core.diffusion."""
+    from core import diffusion as dif
+
+    kind = str(rng.choice(["linear", "cosine"]))
+    kind_name = t(f"forward_diffusion.kind_{kind}")
+    T = int(rng.choice([100, 250, 500, 1000]))
+    s = dif.make_schedule(kind, T)
+    variant = int(rng.integers(3))
+    if variant == 0:  # the mean of x_t at a pixel: x_t with ε = 0
+        step = int(rng.integers(1, T + 1))
+        value = float(rng.choice(np.round(np.linspace(-1, 1, 21), 1)))
+        shown = f"{value:g}".replace("-", "−")
+        factor = shown if value >= 0 else f"({shown})"
+        a = float(f"{s.alpha_bars[step - 1]:.4g}")  # the number the student sees
+        answer = float(dif.q_sample(value, step, s, 0.0))
+        return Exercise(
+            t("forward_diffusion.ex_mean", x0=shown, t=step, T=T, kind=kind_name, a=f"{a:.4g}"),
+            answer, tolerance=0.005,
+            explanation=t("forward_diffusion.ex_mean_why", a=f"{a:.4g}", x0=factor,
+                          answer=f"{answer:.4f}".replace("-", "−")),
+        )  # fmt: skip
+    if variant == 1:  # the noise's standard deviation: x_t of x₀ = 0 with ε = 1
+        step = int(rng.integers(1, T + 1))
+        answer = float(dif.q_sample(0.0, step, s, 1.0))
+        return Exercise(
+            t("forward_diffusion.ex_std", t=step, T=T, kind=kind_name), answer, tolerance=0.03,
+            explanation=t("forward_diffusion.ex_std_why", a=f"{s.alpha_bars[step - 1]:.4f}",
+                          answer=f"{answer:.4f}"),
+        )  # fmt: skip
+    crossing = int(np.argmax(dif.snr(s) < 1.0)) + 1  # first t with SNR < 1, i.e. ᾱ_t < 1/2
+    return Exercise(
+        t("forward_diffusion.ex_snr", T=T, kind=kind_name), float(crossing),
+        tolerance=max(2.0, 0.03 * T),
+        explanation=t("forward_diffusion.ex_snr_why", t=crossing, T=T,
+                      a=f"{s.alpha_bars[crossing - 1]:.4f}"),
+    )  # fmt: skip
+
+
+DIFFUSION_LOSS_MEANS = [round(0.25 * k, 2) for k in range(-12, 13)]  # the page's sliders: -3 .. 3
+DIFFUSION_LOSS_VARIANCES = [0.1, 0.2, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0]
+
+
+def diffusion_loss(rng: np.random.Generator) -> Exercise:
+    """One of three questions (posterior variance, which schedule, a Gaussian KL) with core."""
+    from core import diffusion as dif
+
+    variant = int(rng.integers(3))
+    T = int(rng.choice([10, 20, 50, 100, 1000]))
+    if variant == 0:  # the posterior variance from two ᾱ values
+        s = dif.make_schedule(str(rng.choice(["linear", "cosine"])), T)
+        steps = np.flatnonzero(s.alpha_bars[:-1] <= 0.999) + 2  # 1 − ᾱₜ₋₁ big enough to read
+        step = int(rng.choice(steps))
+        # the numbers the student sees, and the answer computed from exactly those
+        a_prev, a = (float(f"{x:.6g}") for x in s.alpha_bars[step - 2 : step])
+        beta = 1 - a / a_prev
+        answer = (1 - a_prev) / (1 - a) * beta  # β̃ₜ (posterior_coefficients, from these)
+        return Exercise(
+            t("diffusion_loss.ex_variance", a_prev=f"{a_prev:.6g}", a=f"{a:.6g}"), answer,
+            tolerance=0.01 * answer,
+            explanation=t("diffusion_loss.ex_variance_why", beta=f"{beta:.4g}",
+                          a_prev=f"{a_prev:.6g}", a=f"{a:.6g}", answer=f"{answer:.4g}"),
+        )  # fmt: skip
+    if variant == 1:  # which schedule keeps more of x₀ at this t
+        if rng.random() < 0.4:  # near the end, where the answer flips (cosine's clipped β)
+            step = T - int(rng.integers(0, max(1, T // 200)))
+        else:
+            step = int(rng.integers(2, T + 1))
+        linear, cosine = (
+            dif.make_schedule(k, T).alpha_bars[step - 1] for k in ("linear", "cosine")
+        )
+        options = (t("diffusion_loss.kind_linear"), t("diffusion_loss.kind_cosine"))
+        return Exercise(
+            t("diffusion_loss.ex_schedule", t=step, T=T), options[int(cosine > linear)],
+            options=options,
+            explanation=t("diffusion_loss.ex_schedule_why", t=step, linear=f"{linear:.4g}",
+                          cosine=f"{cosine:.4g}"),
+        )  # fmt: skip
+    m_p, m_q = (float(v) for v in rng.choice(DIFFUSION_LOSS_MEANS, 2))
+    v_p, v_q = (float(v) for v in rng.choice(DIFFUSION_LOSS_VARIANCES, 2))
+    answer = float(dif.gaussian_kl(m_p, v_p, m_q, v_q))
+    return Exercise(
+        t("diffusion_loss.ex_kl", m_p=f"{m_p:g}", v_p=f"{v_p:g}", m_q=f"{m_q:g}", v_q=f"{v_q:g}"),
+        answer, tolerance=max(0.01 * answer, 0.001),
+        explanation=t("diffusion_loss.ex_kl_why", answer=f"{answer:.4f}"),
+    )  # fmt: skip

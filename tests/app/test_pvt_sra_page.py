@@ -84,8 +84,9 @@ def test_n_i_means_heads_only_and_tokens_are_h_w():
     for lang in ("en", "ja"):
         strings = json.loads((ROOT / "assets/i18n" / lang / "pvt_sra.json").read_text("utf-8"))
         md = (ROOT / "assets/content" / lang / "pvt_sra.md").read_text("utf-8")
-        assert "N_i" in strings["pvt_sra.col_heads"]
-        assert "H_iW_i" in strings["pvt_sra.q_tokens"] and "H_iW_i" in strings["pvt_sra.kv_tokens"]
+        assert "Nᵢ" in strings["pvt_sra.col_heads"]
+        assert "HᵢWᵢ" in strings["pvt_sra.q_tokens"] and "HᵢWᵢ" in strings["pvt_sra.kv_tokens"]
+        assert "_" not in strings["pvt_sra.q_tokens"] + strings["pvt_sra.col_heads"]  # no TeX
         assert "N トークン" not in md and "N tokens" not in md and "N×N" not in md
     at = open_page(PAGE, {"pvt_sra_view": "cost"})
     assert "H_1W_1 = (224/4)^2" in latex(at) and "N = (" not in latex(at)

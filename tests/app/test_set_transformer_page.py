@@ -31,7 +31,7 @@ def test_the_m_slider_moves_the_maps_and_the_cost():
     at = open_page(PAGE)
     text = latex(at)
     assert "n^2 = 128^2 = 16{,}384" in text and "2\\cdot8\\cdot128 = 2{,}048" in text
-    assert "\\mathbb{R}^{8\\times128}" in text and "8.0\\times" in text
+    assert "\\mathbb{R}^{8\\times128}" in text and "8.0 \\text{× fewer}" in text
     at.slider(key=f"{C}_m").set_value(16).run()
     text = latex(at)
     assert "2\\cdot16\\cdot128 = 4{,}096" in text and "\\mathbb{R}^{128\\times16}" in text
@@ -43,7 +43,9 @@ def test_isab_is_not_cheaper_when_n_is_at_most_2m():
     at = open_page(PAGE, {f"{C}_n": "32", f"{C}_m": "32"})
     text = latex(at)
     assert "2\\cdot32\\cdot32 = 2{,}048" in text and "n^2 = 32^2 = 1{,}024" in text
-    assert "fewer" not in text and "0.5\\times" in text
+    assert "fewer" not in text and "2.0 \\text{× more}" in text  # ISAB: 2·32·32 = 2·32²
+    at = open_page(PAGE, {f"{C}_n": "32", f"{C}_m": "16"})
+    assert "\\text{as many}" in latex(at)  # n = 2m: 2nm = n²
 
 
 def test_the_highlighted_inducing_point_is_clamped_when_m_shrinks():
@@ -67,7 +69,7 @@ def test_one_inducing_point_reads_everything_and_is_read_by_all():
 def test_set_size_and_seed_change_the_numbers():
     at = open_page(PAGE)
     at.select_slider(key=f"{C}_n").set_value(256).run()
-    assert "256^2 = 65{,}536" in latex(at) and "16.0\\times" in latex(at)
+    assert "256^2 = 65{,}536" in latex(at) and "16.0 \\text{× fewer}" in latex(at)
     at.number_input(key=f"{C}_seed").set_value(7).run()
     assert not at.exception and ":red-badge[" not in badges(at)
 

@@ -18,9 +18,26 @@ CLAIMS = [
         lambda: str(win.shifted_window_mask(6, 6, 3, 1)[0].size),
         why="entries of B for M = 3 (M² × M²)",
     ),  # fmt: skip
+    Claim("56", lambda: str(win.stage_shapes(224)[0].H), why="Swin-T stage-1 side at 224²"),
+    Claim(
+        "2,003,828,736",
+        lambda: f"{win.msa_flops(56, 56, 96):,}",
+        why="Ω(MSA) at Swin-T stage 1 (Eq. 1; Table 7's sizes)",
+    ),  # fmt: skip
+    Claim(
+        "145,108,992",
+        lambda: f"{win.window_msa_flops(56, 56, 96, 7):,}",
+        why="Ω(W-MSA) at Swin-T stage 1, M = 7 (Eq. 2)",
+    ),  # fmt: skip
+    Claim(
+        "13.8",
+        lambda: f"{win.msa_flops(56, 56, 96) / win.window_msa_flops(56, 56, 96, 7):.1f}",
+        why="how many times fewer",
+    ),  # fmt: skip
 ]
 
 NOT_CLAIMS = {
+    "224": "the input size Table 7 assumes (the paper's definition)",
     "96": "C of Swin-T (the paper's definition)",
     "100": "a ratio a try-this step asks the student to find",
     "2021": "Liu et al. 2021",

@@ -3,6 +3,8 @@ equations written out with plain torch.einsum, a dense-embedding global layer, F
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -11,6 +13,7 @@ from hypothesis import strategies as st
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from core import lambda_layer as ll
+from core.errors import CoreError
 
 DT = torch.float64
 
@@ -118,12 +121,12 @@ def test_content_lambda_is_shared_by_every_query_position(case, data):
     n1, n2 = data.draw(st.integers(0, N - 1)), data.draw(st.integers(0, N - 1))
     with torch.no_grad():
         first, second = layer.explain(x, n1), layer.explain(x, n2)
-        assert torch.equal(first["content_lambda"], second["content_lambda"])
+        assert torch.equal(first.content_lambda, second.content_lambda)
         # and it does not see the queries at all: new W_Q, same λᶜ, different q
         layer.w_q.mul_(-3.0).add_(1.0)
         after = layer.explain(x, n1)
-    assert torch.equal(after["content_lambda"], first["content_lambda"])
-    assert not torch.equal(after["q"], first["q"])
+    assert torch.equal(after.content_lambda, first.content_lambda)
+    assert not torch.equal(after.q, first.q)
 
 
 @given(layers(), st.data())
@@ -141,11 +144,15 @@ def test_output_is_content_plus_position_lambda_applied_to_each_query(case, data
             assert torch.allclose(y[:, :, :, n], y_n, atol=1e-12)
         n = data.draw(st.integers(0, H * W - 1))
         parts = layer.explain(x, n)
-    lam_p = torch.einsum("mk,bmv->bkv", parts["position_embedding"], parts["values"])
-    assert torch.allclose(parts["position_lambda"], lam_p, atol=1e-12)
-    y_n = torch.einsum("bkv,bhk->bhv", parts["content_lambda"] + lam_p, parts["q"])
-    assert torch.allclose(parts["y_n"], y_n, atol=1e-12)
-    assert torch.equal(parts["y"], layer(x).detach())
+    lam_p = torch.einsum("mk,bmv->bkv", parts.position_embedding, parts.values)
+    assert torch.allclose(parts.position_lambda, lam_p, atol=1e-12)
+    y_n = torch.einsum("bkv,bhk->bhv", parts.content_lambda + lam_p, parts.q)
+    assert torch.allclose(parts.y_n, y_n, atol=1e-12)
+    content = torch.einsum("bkv,bhk->bhv", parts.content_lambda, parts.q)  # (λᶜ)ᵀ q_n
+    assert torch.allclose(parts.content_output, content, atol=1e-12)
+    assert torch.equal(parts.y, layer(x).detach())
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        parts.y = y_n  # type: ignore[misc]
 
 
 @given(layers(local=True), st.integers(0, 3), st.integers(0, 3))
@@ -252,7 +259,9 @@ def test_no_n_by_n_tensor_is_allocated_in_a_forward_pass(local, B, side, C, k, h
     ctx = {"r": 5} if local else {"n": n}
     layer = ll.LambdaLayer(C, h * v, k, h, generator=g, **ctx)
     x = torch.randn(B, C, side, side, generator=g)
-    sizes = [torch.Size(shape).numel() for _, shape in ll.forward_allocations(layer, x)]
+    records = ll.forward_allocations(layer, x)
+    sizes = [torch.Size(a.shape).numel() for a in records]
+    assert ll.largest_allocation(layer, x).size == max(sizes) == max(a.size for a in records)
     assert max(sizes) == B * max(n * k * v, n * h * k, n * h * v, n * C)
     assert max(sizes) < B * h * n * n  # the attention maps: h·n² for each image
     if k * v < n:
@@ -271,7 +280,7 @@ def test_the_recorder_sees_a_copy_but_not_a_view():
         x.T.reshape(24)  # non-contiguous: a copy
         x.reshape(24)  # a view
         x.add_(1)  # in place
-    assert [shape for _, shape in rec.records] == [(24,)]
+    assert [a.shape for a in rec.records] == [(24,)] and rec.records[0].size == 24
 
 
 def test_cost_formulas():
@@ -289,38 +298,42 @@ def test_cost_formulas():
 
 # ---- bad arguments ----
 @pytest.mark.parametrize(
-    "kwargs",
+    ("kwargs", "code"),
     [
-        {"dim": 4, "dim_out": 6, "dim_k": 2, "heads": 4, "n": 4},  # 6 not divisible by 4
-        {"dim": 4, "dim_out": 4, "dim_k": 2, "heads": 2},  # neither n nor r
-        {"dim": 4, "dim_out": 4, "dim_k": 2, "heads": 2, "n": 4, "r": 3},  # both
-        {"dim": 4, "dim_out": 4, "dim_k": 2, "heads": 2, "r": 4},  # even r
-        {"dim": 4, "dim_out": 4, "dim_k": 0, "heads": 2, "r": 3},
-        {"dim": 0, "dim_out": 4, "dim_k": 2, "heads": 2, "r": 3},
-        {"dim": 4, "dim_out": 4, "dim_k": 2, "heads": 2, "n": 0},
-        {"dim": 4, "dim_out": 4, "dim_k": 2.5, "heads": 2, "r": 3},
+        ({"dim": 4, "dim_out": 6, "dim_k": 2, "heads": 4, "n": 4}, "lambda_heads"),  # 6 / 4
+        ({"dim": 4, "dim_out": 4, "dim_k": 2, "heads": 2}, "lambda_context"),  # neither n nor r
+        ({"dim": 4, "dim_out": 4, "dim_k": 2, "heads": 2, "n": 4, "r": 3}, "lambda_context"),
+        ({"dim": 4, "dim_out": 4, "dim_k": 2, "heads": 2, "r": 4}, "lambda_odd_r"),
+        ({"dim": 4, "dim_out": 4, "dim_k": 0, "heads": 2, "r": 3}, "out_of_range"),
+        ({"dim": 0, "dim_out": 4, "dim_k": 2, "heads": 2, "r": 3}, "out_of_range"),
+        ({"dim": 4, "dim_out": 4, "dim_k": 2, "heads": 2, "n": 0}, "out_of_range"),
+        ({"dim": 4, "dim_out": 4, "dim_k": 2.5, "heads": 2, "r": 3}, "not_integer"),
     ],
 )
-def test_bad_arguments_raise_value_error(kwargs):
-    with pytest.raises(ValueError):
+def test_bad_arguments_raise_a_core_error_with_its_code(kwargs, code):
+    with pytest.raises(CoreError) as err:
         ll.LambdaLayer(**kwargs, generator=torch.Generator())
+    assert err.value.code == code and str(err.value)
 
 
-def test_bad_inputs_raise_value_error():
+def test_bad_inputs_raise_a_core_error_with_its_code():
     g = torch.Generator().manual_seed(0)
     glob = ll.LambdaLayer(3, 4, 2, 2, n=16, generator=g)
-    with pytest.raises(ValueError, match="n = 16"):
+    calls = [
+        (lambda: glob(torch.zeros(1, 3, 5, 5)), "lambda_global_size"),
+        (lambda: glob(torch.zeros(1, 2, 4, 4)), "lambda_channels"),
+        (lambda: glob(torch.zeros(3, 4, 4)), "lambda_input_shape"),
+        (lambda: glob.explain(torch.zeros(1, 3, 4, 4), 16), "out_of_range"),
+        (lambda: ll.attention_cost(0, 1, 1, 1), "out_of_range"),
+        (lambda: ll.lambda_cost(8, 1, 1, 1, r=0), "out_of_range"),
+        (lambda: ll.translation_gap(glob, torch.zeros(1, 3, 4, 4), shift=0), "out_of_range"),
+    ]
+    for call, code in calls:
+        with pytest.raises(CoreError) as err:
+            call()
+        assert err.value.code == code, code
+    with pytest.raises(ValueError, match="n = 16"):  # a CoreError is a ValueError
         glob(torch.zeros(1, 3, 5, 5))
-    with pytest.raises(ValueError, match="channels"):
-        glob(torch.zeros(1, 2, 4, 4))
-    with pytest.raises(ValueError, match="B, C, H, W"):
-        glob(torch.zeros(3, 4, 4))
-    with pytest.raises(ValueError, match="position"):
-        glob.explain(torch.zeros(1, 3, 4, 4), 16)
-    with pytest.raises(ValueError):
-        ll.attention_cost(0, 1, 1, 1)
-    with pytest.raises(ValueError):
-        ll.lambda_cost(8, 1, 1, 1, r=0)
 
 
 def test_works_without_a_generator_from_the_global_rng_like_nn_linear():

@@ -4,6 +4,7 @@ definitions written out with torch's functional layers)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -15,6 +16,8 @@ from hypothesis import strategies as st
 from torch.overrides import TorchFunctionMode
 
 from core import set_transformer as stf
+from core import toydata
+from core.errors import CoreError
 
 HEADS = st.sampled_from([1, 2, 4])
 
@@ -56,9 +59,10 @@ def test_shapes_and_attention_rows(case, h, m, ln):
     B, n, _ = X.shape
     isab, sab, pma = blocks(X.shape[-1], h, m, seed, ln)
     with torch.no_grad():
-        Z, (A_IX, A_XH) = isab(X, return_attention=True)
-        S, A_S = sab(X, return_attention=True)
-        P, A_P = pma(Z, return_attention=True)
+        r_isab, r_sab = isab.explain(X), sab.explain(X)
+        r_pma = pma.explain(r_isab.out)
+    Z, A_IX, A_XH = r_isab.out, r_isab.weights_ix, r_isab.weights_xh
+    S, A_S, P, A_P = r_sab.out, r_sab.weights, r_pma.out, r_pma.weights
     d = 4 * h
     assert Z.shape == S.shape == (B, n, d) and P.shape == (B, 2, d)
     assert A_IX.shape == (B, h, m, n) and A_XH.shape == (B, h, n, m)
@@ -66,7 +70,11 @@ def test_shapes_and_attention_rows(case, h, m, ln):
     for A in (A_IX, A_XH, A_S, A_P):
         assert (A >= 0).all()
         assert torch.allclose(A.sum(-1), torch.ones(A.shape[:-1], dtype=A.dtype), atol=1e-12)
-    assert torch.equal(isab(X), Z)  # the weights are returned, not needed for the output
+    assert r_isab.summaries.shape == (B, m, d)
+    # forward returns the tensor explain computes; the weights are not needed for it
+    assert torch.equal(isab(X), Z) and torch.equal(sab(X), S) and torch.equal(pma(Z), P)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r_isab.out = S  # type: ignore[misc]
 
 
 @settings(max_examples=40)  # each example builds torch modules
@@ -75,10 +83,10 @@ def test_isab_and_sab_are_permutation_equivariant(case, h, m):
     X, p, seed = case
     isab, sab, _ = blocks(X.shape[-1], h, m, seed)
     with torch.no_grad():
-        Z, (A_IX, A_XH) = isab(X, return_attention=True)
-        Zp, (A_IXp, A_XHp) = isab(X[:, p], return_attention=True)
-        S, A_S = sab(X, return_attention=True)
-        Sp, A_Sp = sab(X[:, p], return_attention=True)
+        (Z, _, A_IX, A_XH), (Zp, _, A_IXp, A_XHp) = (
+            dataclasses.astuple(isab.explain(x)) for x in (X, X[:, p])
+        )
+        (S, A_S), (Sp, A_Sp) = (dataclasses.astuple(sab.explain(x)) for x in (X, X[:, p]))
     assert torch.allclose(Zp, Z[:, p], atol=1e-12)  # ISAB(πX) = π ISAB(X)
     assert torch.allclose(Sp, S[:, p], atol=1e-12)  # SAB(πX) = π SAB(X)
     assert torch.allclose(A_IXp, A_IX[..., p], atol=1e-12)  # columns follow the set
@@ -93,8 +101,8 @@ def test_pma_and_deep_sets_pools_are_permutation_invariant(case, h):
     _, _, pma = blocks(X.shape[-1], h, 1, seed)
     Z = tensor(seed, *X.shape[:2], 4 * h)  # any (B, n, 4h) set
     with torch.no_grad():
-        P, A = pma(Z, return_attention=True)
-        Pp, Ap = pma(Z[:, p], return_attention=True)
+        P, A = dataclasses.astuple(pma.explain(Z))
+        Pp, Ap = dataclasses.astuple(pma.explain(Z[:, p]))
     assert torch.allclose(Pp, P, atol=1e-12)
     assert torch.allclose(Ap, A[..., p], atol=1e-12)
     for kind in stf.POOLS:
@@ -129,7 +137,8 @@ def test_isab_never_builds_an_n_by_n_map(n, m):
     isab = stf.ISAB(2, 8, 2, m, generator=gen(n)).double()
     X = tensor(n, 1, n, 2)
     with torch.no_grad(), ShapeRecorder() as rec:
-        _, (A_IX, A_XH) = isab(X, return_attention=True)
+        result = isab.explain(X)
+    A_IX, A_XH = result.weights_ix, result.weights_xh
     assert rec.shapes and not [s for s in rec.shapes if s[-2:] == (n, n)]
     assert (1, 2, m, n) in rec.shapes and (1, 2, n, m) in rec.shapes
     assert A_IX[0, 0].numel() + A_XH[0, 0].numel() == stf.isab_attention_entries(n, m) == 2 * n * m
@@ -260,9 +269,9 @@ def test_isab_weights_do_not_depend_on_m():
     assert a.I.shape == (3, 8) and b.I.shape == (9, 8)
 
 
-def test_clustered_points_are_seeded_and_cover_every_cluster():
-    X, labels = stf.clustered_points(50, 4, np.random.default_rng(3))
-    Y, _ = stf.clustered_points(50, 4, np.random.default_rng(3))
+def test_circle_clusters_are_seeded_and_cover_every_cluster():
+    X, labels = toydata.circle_clusters(50, 4, np.random.default_rng(3))
+    Y, _ = toydata.circle_clusters(50, 4, np.random.default_rng(3))
     assert X.shape == (50, 2) and labels.shape == (50,) and np.array_equal(X, Y)
     assert set(labels.tolist()) == {0, 1, 2, 3}
     centres = np.array([X[labels == c].mean(0) for c in range(4)])
@@ -270,21 +279,25 @@ def test_clustered_points_are_seeded_and_cover_every_cluster():
 
 
 @pytest.mark.parametrize(
-    ("call", "match"),
+    ("call", "code"),
     [
-        (lambda: stf.MAB(3, 3, 6, 4), "do not split"),
-        (lambda: stf.ISAB(2, 8, 2, 0), "num_inducing"),
-        (lambda: stf.PMA(8, 0), "heads"),
-        (lambda: stf.SAB(0, 8, 2), "dim_in"),
-        (lambda: stf.set_pool(torch.zeros(1, 2, 2), "median"), "unknown pooling"),
-        (lambda: stf.isab_attention_entries(10, 0), "inducing"),
-        (lambda: stf.sab_attention_entries(0), "at least one"),
-        (lambda: stf.clustered_points(5, 6, np.random.default_rng(0)), "clusters"),
+        (lambda: stf.MAB(3, 3, 6, 4), "set_transformer_heads"),
+        (lambda: stf.ISAB(2, 8, 2, 0), "out_of_range"),
+        (lambda: stf.PMA(8, 0), "out_of_range"),
+        (lambda: stf.SAB(0, 8, 2), "out_of_range"),
+        (lambda: stf.SetTransformer(2, 3, dim=10, num_heads=4), "set_transformer_heads"),
+        (lambda: stf.set_pool(torch.zeros(1, 2, 2), "median"), "not_an_option"),
+        (lambda: stf.isab_attention_entries(10, 0), "out_of_range"),
+        (lambda: stf.sab_attention_entries(0), "out_of_range"),
+        (lambda: stf.model_attention_cost(10, 0, 4), "out_of_range"),
+        (lambda: toydata.circle_clusters(5, 6, np.random.default_rng(0)), "out_of_range"),
     ],
 )
-def test_bad_arguments_raise_a_helpful_value_error(call, match):
-    with pytest.raises(ValueError, match=match):
+def test_bad_arguments_raise_a_core_error_with_its_code(call, code):
+    """A CoreError (a ValueError) whose code names a text in both languages."""
+    with pytest.raises(CoreError) as err:
         call()
+    assert err.value.code == code and str(err.value)
 
 
 def test_seeded_blocks_are_float64_and_drawn_from_their_own_seeds():
@@ -318,19 +331,85 @@ def test_the_whole_set_transformer_is_permutation_invariant(n, seed, m):
     assert torch.allclose(y, yp, atol=1e-10)
 
 
-def test_the_set_transformer_stages_are_encoder_decoder_output():
+def test_the_set_transformer_explains_encoder_decoder_output():
     model = stf.SetTransformer(2, 5, dim=8, num_heads=2, num_inducing=4, num_seeds=3,
                                generator=torch.Generator().manual_seed(0)).double()  # fmt: skip
     X = torch.randn(2, 7, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
     with torch.inference_mode():
-        stages = model.stages(X)
-    names = [name for name, _ in stages]
-    assert names == ["X", "encoder 1", "encoder 2", "PMA", "SAB", "output"]
-    assert [tuple(t.shape) for _, t in stages] == [
+        result = model.explain(X)
+    assert [tuple(t.shape) for t in result.chain] == [
         (2, 7, 2), (2, 7, 8), (2, 7, 8), (2, 3, 8), (2, 3, 8), (2, 3, 5)
     ]  # fmt: skip
+    # the maps: ISAB (m×n, n×m) twice, PMA (k×n), the decoder's SAB (k×k)
+    assert [tuple(A.shape[-2:]) for A in result.weights] == [
+        (4, 7), (7, 4), (4, 7), (7, 4), (3, 7), (3, 3)
+    ]  # fmt: skip
+    assert torch.equal(model(X), result.output)
+    # the decoder is the paper's rFF(SAB(PMA_k(Z))) followed by the output layer
+    with torch.inference_mode():
+        Z = model.encoder[1](model.encoder[0](X))
+        direct = model.out(model.rff(model.mix(model.pool(Z))))
+    assert torch.equal(result.encoded[-1], Z) and torch.allclose(direct, result.output)
     # the encoder is equivariant: shuffling X shuffles the rows of encoder 2 the same way
     p = torch.tensor([3, 0, 6, 1, 5, 2, 4])
     with torch.inference_mode():
-        Z, Zp = model.stages(X)[2][1], model.stages(X[:, p])[2][1]
+        Z, Zp = model.explain(X).encoded[-1], model.explain(X[:, p]).encoded[-1]
     assert torch.allclose(Zp, Z[:, p], atol=1e-10)
+
+
+@given(st.integers(1, 40), st.integers(1, 4), st.sampled_from([None, 1, 3, 8]))
+@settings(deadline=None, max_examples=20)
+def test_the_model_attention_cost_counts_every_map_the_model_computes(n, k, m):
+    """model_attention_cost against the maps a real forward pass returns (per head)."""
+    model = stf.SetTransformer(2, 3, dim=4, num_heads=2, num_inducing=m, num_seeds=k,
+                               generator=torch.Generator().manual_seed(n)).double()  # fmt: skip
+    with torch.inference_mode():
+        result = model.explain(torch.zeros(1, n, 2, dtype=torch.float64))
+    counted = [A[0, 0].numel() for A in result.weights]  # one head
+    cost = stf.model_attention_cost(n, k, m)
+    assert cost.total == sum(counted) == cost.encoder + cost.pool + cost.mix
+    assert cost.encoder == sum(counted[:-2]) and (cost.pool, cost.mix) == (k * n, k * k)
+    assert cost.sab_only == n * n
+
+
+def test_the_whole_model_without_a_generator_draws_from_the_global_rng():
+    torch.manual_seed(3)
+    a = stf.SetTransformer(2, 3, dim=8, num_heads=2)
+    torch.manual_seed(3)
+    b = stf.SetTransformer(2, 3, dim=8, num_heads=2)
+    pa, pb = (torch.cat([p.flatten() for p in x.parameters()]) for x in (a, b))
+    assert torch.equal(pa, pb)
+
+
+@settings(max_examples=30, deadline=None)  # each example builds torch modules
+@given(sets(max_n=8, max_batch=1), HEADS)
+def test_shuffle_test_names_each_blocks_symmetry_and_agrees_with_permutation_matrices(case, h):
+    """Oracle: π f(X) written as the permutation matrix P_π times f(X), P_π[k, π(k)] = 1."""
+    X, p, seed = case
+    n = X.shape[1]
+    isab, sab, pma = blocks(X.shape[-1], h, 2, seed)
+    P = torch.zeros(n, n, dtype=torch.float64)
+    P[torch.arange(n), p] = 1.0  # (P X)_k = x_{π(k)}
+    assert torch.equal(P @ X[0], X[0, p])
+    for block in (isab, sab):
+        test = stf.shuffle_test(block, X, p)
+        assert torch.allclose(test.out_of_shuffled[0], P @ test.out[0], atol=1e-12)
+        assert test.equivariance_gap < 1e-12
+        assert test.symmetry() == ("invariant" if n == 1 or test.invariance_gap < 1e-9
+                                   else "equivariant")  # fmt: skip
+    assert stf.shuffle_test(lambda Z: pma(isab(Z)), X, p).symmetry() == "invariant"
+    for kind in stf.POOLS:
+        assert (
+            stf.shuffle_test(lambda Z, kind=kind: stf.set_pool(Z, kind), X, p).invariance_gap
+            < 1e-12
+        )
+    weighted = stf.shuffle_test(stf.position_weighted_sum, X, p)
+    assert weighted.equivariance_gap == math.inf  # one vector: no rows to shuffle
+    if not torch.allclose(X[0, p], X[0]):  # a real shuffle of distinct points
+        assert weighted.symmetry() == "neither" and weighted.invariance_gap > 1e-9
+
+
+def test_shuffle_test_refuses_a_list_that_is_not_a_permutation():
+    with pytest.raises(CoreError) as err:
+        stf.shuffle_test(lambda Z: Z, torch.zeros(1, 3, 2), torch.tensor([0, 0, 1]))
+    assert err.value.code == "set_transformer_perm"

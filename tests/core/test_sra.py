@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from core import sra
+from core.errors import CoreError
 
 finite = st.floats(-5, 5, allow_nan=False, allow_infinity=False)
 
@@ -91,6 +92,8 @@ def test_pvt_table_one_and_token_counts_at_224():
     assert [r.kv_tokens for r in rows] == [49, 49, 49, 49]
     assert [r.side for r in rows] == [56, 28, 14, 7]
     assert [r.in_side for r in rows] == [224, 56, 28, 14]
+    assert [(c.P, c.C, c.heads, c.R, c.E) for c in sra.PVT_STAGES] == [
+        (4, 64, 1, 8, 8), (2, 128, 2, 4, 8), (2, 320, 5, 2, 4), (2, 512, 8, 1, 4)]  # fmt: skip
     assert [(r.P, r.C, r.heads, r.R, r.E) for r in rows] == [
         (4, 64, 1, 8, 8), (2, 128, 2, 4, 8), (2, 320, 5, 2, 4), (2, 512, 8, 1, 4)]  # fmt: skip
     assert rows[0].entries == 64 * rows[0].sra_entries
@@ -111,17 +114,40 @@ def test_attention_cost_shrinks_by_r_squared():
 
 
 @pytest.mark.parametrize(
-    ("call", "match"),
+    ("call", "code"),
     [
-        (lambda: sra.spatial_reduction(np.zeros((16, 2)), 4, 4, 3, np.zeros((18, 2))), "divide"),
-        (lambda: sra.spatial_reduction(np.zeros((16, 2)), 4, 4, 2, np.zeros((4, 2))), "W\\^S"),
-        (lambda: sra.reshape_for_reduction(np.zeros((15, 2)), 4, 4, 2), "tokens"),
-        (lambda: sra.pvt_stages(100), "multiple of 32"),
-        (lambda: sra.pvt_stages(224, "Huge"), "variant"),
-        (lambda: sra.attention_cost(10, 2), "divisible"),
-        (lambda: sra.block_mean(np.zeros((64, 64, 3)), 12), "divide"),
+        (lambda: sra.spatial_reduction(np.zeros((16, 2)), 4, 4, 3, np.zeros((18, 2))), "sra_ratio"),
+        (lambda: sra.spatial_reduction(np.zeros((16, 2)), 4, 4, 2, np.zeros((4, 2))),
+         "sra_ws_shape"),
+        (lambda: sra.reshape_for_reduction(np.zeros((15, 2)), 4, 4, 2), "sra_tokens"),
+        (lambda: sra.reshape_for_reduction(np.zeros((16, 2)), 4, 4, 0), "out_of_range"),
+        (lambda: sra.reshape_for_reduction(np.full((16, 2), np.nan), 4, 4, 2), "not_finite"),
+        (lambda: sra.pvt_stages(100), "sra_image_side"),
+        (lambda: sra.pvt_stages(224, "Huge"), "not_an_option"),
+        (lambda: sra.attention_cost(10, 2), "sra_cost_tokens"),
+        (lambda: sra.block_mean(np.zeros((64, 64, 3)), 12), "sra_block_side"),
+        (lambda: sra.conv_spatial_reduction(np.zeros((16, 2)), 4, 4, 3, np.zeros((18, 2))),
+         "sra_ratio"),
     ],
-)
-def test_bad_arguments_raise_a_helpful_value_error(call, match):
-    with pytest.raises(ValueError, match=match):
+)  # fmt: skip
+def test_bad_arguments_raise_a_core_error_with_its_code(call, code):
+    """A CoreError (a ValueError) whose code names a text in both languages."""
+    with pytest.raises(CoreError) as err:
         call()
+    assert err.value.code == code and str(err.value)
+
+
+def test_sra_weights_are_a_masked_softmax_of_the_reduced_scores_and_match_torch_sdpa():
+    """Oracle: torch's scaled_dot_product_attention on (x W^Q, SR(x) W^K) gives the same map."""
+    rng = np.random.default_rng(4)
+    H, W, R, C = 8, 8, 4, 5
+    x, w_q, w_k = (rng.standard_normal(s) for s in ((H * W, C), (C, C), (C, C)))
+    w_s = rng.standard_normal((R * R * C, C))
+    a = sra.sra_weights(x, H, W, R, w_q, w_k, w_s)
+    q = torch.from_numpy(x @ w_q)[None]  # (1, HW, C)
+    k = torch.from_numpy(sra.spatial_reduction(x, H, W, R, w_s) @ w_k)[None]  # (1, HW/R², C)
+    # SDPA with V = I returns the weights themselves
+    ref = F.scaled_dot_product_attention(q, k, torch.eye(k.shape[1], dtype=torch.float64)[None])
+    assert np.allclose(a, ref[0].numpy(), atol=1e-12)
+    big = sra.attention_weights(np.array([[800.0]]), np.array([[1.0], [0.999]]))  # no overflow
+    assert np.isfinite(big).all() and np.allclose(big.sum(), 1)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from core import windows as win
+from core.errors import CoreError
 
 finite = st.floats(-5, 5, allow_nan=False, allow_infinity=False)
 
@@ -140,7 +141,7 @@ def test_relative_position_bias_reads_the_table():
     table = np.arange(25.0)
     bias = win.relative_position_bias(table, M)
     assert bias[0, 0] == table[(M - 1) * 5 + (M - 1)] == 12.0
-    with pytest.raises(ValueError, match="entries"):
+    with pytest.raises(ValueError, match="entries"):  # a CoreError is a ValueError
         win.relative_position_bias(np.zeros(24), M)
 
 
@@ -162,16 +163,33 @@ def test_patch_partition_and_merging_shapes_and_order():
 
 
 @pytest.mark.parametrize(
-    ("call", "match"),
+    ("call", "code"),
     [
-        (lambda: win.window_partition(np.zeros((6, 6, 1)), 4), "does not split"),
-        (lambda: win.window_partition(np.zeros((4, 4, 1)), 0), "at least 1"),
-        (lambda: win.shifted_window_regions(8, 8, 4, 4), "shift"),
-        (lambda: win.window_reverse(np.zeros((3, 2, 2, 1)), 2, 4, 4), "do not tile"),
-        (lambda: win.patch_merging(np.zeros((3, 4, 1))), "even"),
-        (lambda: win.stage_shapes(100), "multiple of 32"),
+        (lambda: win.window_partition(np.zeros((6, 6, 1)), 4), "swin_window"),
+        (lambda: win.window_partition(np.zeros((4, 4, 1)), 0), "out_of_range"),
+        (lambda: win.shifted_window_regions(8, 8, 4, 4), "out_of_range"),
+        (lambda: win.window_reverse(np.zeros((3, 2, 2, 1)), 2, 4, 4), "swin_reverse"),
+        (lambda: win.relative_position_bias(np.zeros(24), 3), "swin_bias_table"),
+        (lambda: win.relative_position_index(0), "out_of_range"),
+        (lambda: win.patch_partition(np.zeros((6, 8, 3)), 4), "swin_patch"),
+        (lambda: win.patch_merging(np.zeros((3, 4, 1))), "swin_merge_even"),
+        (lambda: win.stage_shapes(100), "swin_image_side"),
     ],
 )
-def test_bad_arguments_raise_a_helpful_value_error(call, match):
-    with pytest.raises(ValueError, match=match):
+def test_bad_arguments_raise_a_core_error_with_its_code(call, code):
+    """A CoreError (a ValueError) whose code names a text in both languages."""
+    with pytest.raises(CoreError) as err:
         call()
+    assert err.value.code == code and str(err.value)
+
+
+def test_the_illustrative_bias_table_peaks_at_zero_offset_and_is_symmetric():
+    """B̂ of the bias view: the centre (Δ = 0) is the largest entry, |Δ| alone decides."""
+    for M in (2, 3, 7):
+        table = win.illustrative_bias_table(M)
+        assert table.shape == (2 * M - 1, 2 * M - 1)
+        assert table[M - 1, M - 1] == 0 == table.max()
+        assert np.array_equal(table, table[::-1]) and np.array_equal(table, table[:, ::-1])
+    # B[i, i] reads the centre: every token's bias to itself is the table's maximum
+    bias = win.relative_position_bias(win.illustrative_bias_table(4), 4)
+    assert np.array_equal(np.diag(bias), bias.max(axis=1))

@@ -7,10 +7,11 @@ import pytest
 import torch
 
 from core import set_transformer as stf
+from core import toydata
 from figures import set_transformer as figs
 from tests.figures.validation import assert_valid_plotly
 
-X, LABELS = stf.clustered_points(40, 3, np.random.default_rng(0))
+X, LABELS = toydata.circle_clusters(40, 3, np.random.default_rng(0))
 ORDER = np.argsort(LABELS, kind="stable")
 X, LABELS = X[ORDER], LABELS[ORDER]
 AXES = {"points_x": "x1", "points_y": "x2", "elements": "e", "inducing": "i"}
@@ -19,7 +20,8 @@ AXES = {"points_x": "x1", "points_y": "x2", "elements": "e", "inducing": "i"}
 def isab_case(m: int, seed: int = 0):
     isab = stf.ISAB(2, 8, 2, m, generator=torch.Generator().manual_seed(seed)).double()
     with torch.no_grad():
-        Z, (A_IX, A_XH) = isab(torch.from_numpy(X)[None], return_attention=True)
+        result = isab.explain(torch.from_numpy(X)[None])
+        Z, A_IX, A_XH = result.out, result.weights_ix, result.weights_xh
     return Z[0].numpy(), A_IX[0, 0].numpy(), A_XH[0, 0].numpy()
 
 

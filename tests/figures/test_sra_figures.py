@@ -13,13 +13,16 @@ RGB = np.random.default_rng(0).random((8, 8, 3))
 FULL = np.full((8, 8), 1 / 64)
 REDUCED = np.full((2, 2), 0.25)
 SIDES = np.arange(64, 257, 32)
+TOKENS, RATIOS = (SIDES // 4) ** 2, [1, 2, 4, 8]
 
 BUILDERS = {
     "image_figure": lambda: figs.image_figure(RGB, title="t"),
     "attention_maps_figure": lambda: figs.attention_maps_figure(
         FULL, REDUCED, 4, (3, 5), titles=("a", "b")),
     "cost_figure": lambda: figs.cost_figure(
-        (SIDES // 4) ** 2, [1, 2, 4, 8], 3136, [3136**2 / r**2 for r in (1, 2, 4, 8)],
+        TOKENS, RATIOS, [[sra.attention_cost(int(n), r).sra_entries for n in TOKENS]
+                         for r in RATIOS],
+        3136, [sra.attention_cost(3136, r).sra_entries for r in RATIOS],
         title="t", x_title="x", y_title="y"),
     "stage_tokens_figure": lambda: figs.stage_tokens_figure(
         sra.pvt_stages(224), title="t", y_title="y", names=("q", "kv")),
@@ -54,7 +57,9 @@ def test_attention_layout_does_not_depend_on_the_query():
 def test_cost_and_stage_data():
     cost = BUILDERS["cost_figure"]()
     assert len(cost.data) == 5 and cost.layout.yaxis.type == "log"
-    assert cost.data[3].y[-1] == pytest.approx(((256 // 4) ** 2) ** 2 / 64)
+    assert cost.data[3].y[-1] == pytest.approx(((256 // 4) ** 2) ** 2 / 64)  # (HW)²/R², R = 8
+    assert list(cost.data[0].x) == list(TOKENS) and cost.data[0].y[0] == TOKENS[0] ** 2
+    assert list(cost.data[-1].y) == [3136**2 // r**2 for r in RATIOS]
     stages = BUILDERS["stage_tokens_figure"]()
     assert list(stages.data[0].y) == [3136, 784, 196, 49]
     assert list(stages.data[1].y) == [49, 49, 49, 49]
