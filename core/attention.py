@@ -27,6 +27,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from core import validation
+from core.errors import CoreError
 from core.softmax import masked_softmax  # noqa: F401  (re-exported: att.masked_softmax)
 
 Array = NDArray[np.float64]
@@ -545,3 +547,110 @@ def diagonal_max_rows(weights: ArrayLike) -> BoolArray:
     if w.ndim != 2 or w.shape[0] != w.shape[1]:
         raise ValueError(f"a square (N, N) map is needed, got shape {w.shape}")
     return np.diagonal(w) >= w.max(axis=1)
+
+
+# ---- the attention-maps page's building blocks -------------------------------------------
+
+Projections = Literal["random", "identity"]
+MaskKind = Literal["none", "causal", "padding"]
+MASK_KINDS: tuple[str, ...] = ("none", "causal", "padding")
+
+
+def projections(d_model: int, kind: Projections, rng: np.random.Generator | None) -> list[Array]:
+    """W^Q, W^K, W^V, W^O of the demo: seeded random (:func:`random_projections`) or four
+    identities (then q = k = v = x and the map shows the raw similarity x_i · x_j).
+
+    >>> [w.shape for w in projections(3, "identity", np.random.default_rng(0))]
+    [(3, 3), (3, 3), (3, 3), (3, 3)]
+    """
+    d_model = validation.positive_int(d_model, "d")
+    validation.one_of(kind, "projections", ("random", "identity"))
+    return random_projections(d_model, rng) if kind == "random" else [np.eye(d_model)] * 4
+
+
+def score_table(q: ArrayLike, k: ArrayLike) -> Array:
+    """(L, S, 3) for every (query, key) pair: q·k, q·k/√d and the attention weight a.
+
+    The weights are exactly those of :func:`scaled_dot_product_attention` (same scores,
+    same softmax); the table is what a heatmap's hover shows next to each cell.
+    """
+    Q = validation.finite_array(q, "q", ndim=2)
+    K = validation.finite_array(k, "k", ndim=2)
+    if K.shape[1] != Q.shape[1]:
+        raise CoreError("attention_maps_qk_size", "q and k need the same size d: q has {q}, "
+                        "k has {k}", q=Q.shape[1], k=K.shape[1])  # fmt: skip
+    d = Q.shape[1]
+    dots = Q @ K.T  # (L, S)
+    weights = masked_softmax(dots * (1.0 / np.sqrt(d)))
+    return np.stack([dots, dots / np.sqrt(d), weights], axis=-1)
+
+
+def strongest_keys(row: ArrayLike, count: int) -> NDArray[np.int64]:
+    """The indices of the ``count`` largest weights of one row, largest first."""
+    w = validation.finite_array(row, "row", ndim=1)
+    return np.argsort(w)[::-1][: validation.positive_int(count, "count")]
+
+
+def attention_mask(kind: MaskKind, n: int, n_padding: int = 0) -> BoolArray:
+    """(N, N) mask of the demo: ``"none"`` (all allowed), ``"causal"`` (:func:`causal_mask`)
+    or ``"padding"`` (the last ``n_padding`` tokens are padding, :func:`padding_mask`).
+
+    >>> attention_mask("none", 2).all(), attention_mask("padding", 3, 1).sum()
+    (np.True_, np.int64(4))
+    """
+    validation.one_of(kind, "mask", MASK_KINDS)
+    n = validation.positive_int(n, "tokens")
+    if kind == "causal":
+        return causal_mask(n)
+    if kind == "padding":
+        return padding_mask(n, n_padding)
+    return np.ones((n, n), dtype=bool)
+
+
+def head_on_its_own(
+    x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, n_heads: int, head: int = -1
+) -> tuple[Array, Array]:
+    """Head ``head`` computed alone: attention on its own D/h channels of x W^Q, x W^K, x W^V
+    with the default scale 1/√(D/h) — what :func:`multi_head_attention` must give for it.
+
+    Returns:
+        ``(out, weights)``: (N, D/h) and (N, N).
+    """
+    X = validation.finite_array(x, "x", ndim=2)
+    D = X.shape[1]
+    d = check_heads(D, n_heads)
+    i = validation.integer(head, "head", -n_heads, n_heads - 1) % n_heads
+    own = slice(i * d, (i + 1) * d)
+    q, k, v = ((X @ np.asarray(w, dtype=np.float64))[:, own] for w in (w_q, w_k, w_v))
+    return scaled_dot_product_attention(q, k, v)
+
+
+def scaling_curves(
+    dims: Sequence[int], n_tokens: int, n_heads: int, seed: int
+) -> tuple[Array, Array]:
+    """The √(D/h)-or-√h experiment: random tokens and projections for each model size D.
+
+    For each D in ``dims``: ``n_tokens`` N(0, 1) tokens of size D and seeded random
+    projections (generator ``[seed, D]``), through :func:`multi_head_attention` with
+    ``n_heads`` heads and the scale 1/√(D/h) (the paper) or 1/√h (a tutorial's slip).
+
+    Returns:
+        ``(entropy, top)``, each (len(dims), 2): the mean row entropy in nats and the mean
+        largest weight of a row, column 0 for 1/√(D/h), column 1 for 1/√h.
+    """
+    n_heads = validation.positive_int(n_heads, "heads")
+    n_tokens = validation.positive_int(n_tokens, "tokens")
+    entropy, top = [], []
+    for D in dims:
+        check_heads(int(D), n_heads)
+        rng = np.random.default_rng([seed, D])
+        x = rng.standard_normal((n_tokens, D))
+        ws = random_projections(D, rng)
+        row_e, row_t = [], []
+        for scale in (1 / np.sqrt(D // n_heads), 1 / np.sqrt(n_heads)):
+            _, w = multi_head_attention(x, *ws, n_heads, scale=scale)
+            row_e.append(row_entropy(w).mean())
+            row_t.append(w.max(axis=-1).mean())
+        entropy.append(row_e)
+        top.append(row_t)
+    return np.array(entropy), np.array(top)

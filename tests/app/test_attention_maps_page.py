@@ -87,3 +87,12 @@ def test_the_badge_counts_the_rows_whose_maximum_is_on_the_diagonal():
     at = open_page(PAGE, {"attention_maps_proj": "identity", "attention_maps_d": "4"})
     text = " ".join(m.value for m in at.markdown if "-badge[" in m.value)
     assert "diagonal brightest in 6 of 10 rows" in text and ":red-badge[" not in text
+
+
+def test_torch_view_refuses_heads_that_do_not_divide_d_then_recovers():
+    at = open_page(PAGE, {"attention_maps_view": "torch", "attention_maps_d": "16",
+                          "attention_maps_torch_heads": "3"})  # fmt: skip
+    assert not at.exception and at.error and "not divisible" in at.error[0].value
+    at.select_slider(key="attention_maps_torch_heads").set_value(4).run()
+    assert not at.exception and not at.error
+    assert "h = 4" in latex(at) and ":red-badge[" not in latex(at)

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 from core import attention as att
-from tests.content.claims import ROOT, Claim, page_constant
+from tests.content.claims import Claim, page_constant
 
-SOURCE = (ROOT / "pages" / "attention_maps.py").read_text(encoding="utf-8")
-SENTENCE = re.search(r'_sentence",\s*"([^"]+)"', SOURCE).group(1)  # the default sentence
+SENTENCE = str(page_constant("attention_maps", "SENTENCE"))  # the default sentence
 
 
 def diagonal_rows(d: int, seed: int) -> int:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from core import attention as at
+from core.errors import CoreError
 
 finite = st.floats(-5, 5, allow_nan=False, allow_infinity=False)
 
@@ -398,3 +399,104 @@ def test_extrapolated_pairs_grow_linearly_after_the_last_count():
     np.testing.assert_allclose(out[2:], counted[1] / 128 * np.array([256, 512]))
     # a band really is (almost) linear: the extrapolation is within 1 % of the true count
     assert abs(out[3] - at.band_mask(512, 2).sum()) / out[3] < 0.01
+
+
+# ---- the attention-maps page's building blocks ---------------------------------------------
+
+
+def test_projections_are_seeded_random_or_identities():
+    random = at.projections(6, "random", np.random.default_rng(3))
+    again = at.random_projections(6, np.random.default_rng(3))
+    assert all(np.array_equal(a, b) for a, b in zip(random, again, strict=True))
+    assert all(np.array_equal(w, np.eye(5)) for w in at.projections(5, "identity", None))
+    with pytest.raises(CoreError) as err:
+        at.projections(4, "orthogonal", np.random.default_rng(0))
+    assert err.value.code == "not_an_option"
+
+
+@settings(max_examples=40, deadline=None)
+@given(qkv())
+def test_score_table_holds_the_scores_and_the_weights_of_attention(case):
+    q, k, _ = case
+    table = at.score_table(q, k)
+    d = q.shape[1]
+    assert table.shape == (q.shape[0], k.shape[0], 3)
+    np.testing.assert_allclose(table[..., 0], np.einsum("id,jd->ij", q, k), atol=1e-9)
+    np.testing.assert_allclose(table[..., 1], table[..., 0] / np.sqrt(d), atol=1e-12)
+    # exactly the weights of attention (the same computation), and torch's softmax
+    np.testing.assert_array_equal(table[..., 2], at.scaled_dot_product_attention(q, k, k)[1])
+    expected = torch.softmax(torch.tensor(q) @ torch.tensor(k).T / np.sqrt(d), dim=-1)
+    np.testing.assert_allclose(table[..., 2], expected.numpy(), atol=1e-12)
+
+
+def test_score_table_refuses_mismatched_sizes():
+    with pytest.raises(CoreError, match="same size d") as err:
+        at.score_table(np.ones((2, 3)), np.ones((2, 4)))
+    assert err.value.code == "attention_maps_qk_size" and err.value.params == {"q": 3, "k": 4}
+
+
+@given(arrays(np.float64, st.integers(1, 12), elements=finite), st.integers(1, 5))
+def test_strongest_keys_are_the_largest_weights_largest_first(row, count):
+    top = at.strongest_keys(row, count)
+    assert len(top) == min(count, len(row)) and len(set(top.tolist())) == len(top)
+    assert np.all(np.diff(row[top]) <= 0)
+    rest = np.delete(row, top)
+    assert rest.size == 0 or row[top].min() >= rest.max()
+
+
+@given(st.integers(1, 12), st.data())
+def test_attention_masks_of_the_demo(n, data):
+    pad = data.draw(st.integers(0, n))
+    assert at.attention_mask("none", n).all() and at.attention_mask("none", n).shape == (n, n)
+    causal = torch.ones(n, n, dtype=torch.bool).tril().numpy()  # torch's is_causal mask
+    np.testing.assert_array_equal(at.attention_mask("causal", n), causal)
+    padded = at.attention_mask("padding", n, pad)
+    assert padded.sum() == (n - pad) ** 2 and not padded[n - pad :].any()
+    np.testing.assert_array_equal(padded, at.padding_mask(n, pad))
+
+
+def test_attention_mask_refuses_an_unknown_kind_and_too_much_padding():
+    with pytest.raises(CoreError):
+        at.attention_mask("diagonal", 4)
+    with pytest.raises(ValueError, match="padding"):
+        at.attention_mask("padding", 4, 5)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([(8, 1), (8, 2), (8, 4), (12, 3), (12, 6)]), st.integers(1, 7),
+       st.integers(0, 10**6))  # fmt: skip
+def test_each_head_alone_is_that_head_of_multi_head_attention(shape, N, seed):
+    D, h = shape
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((N, D))
+    ws = at.random_projections(D, rng)
+    _, w = at.multi_head_attention(x, *ws, h)
+    _, torch_w = torch_mha(x, *ws, h)  # the oracle: nn.MultiheadAttention's heads
+    for head in range(-h, h):
+        out, alone = at.head_on_its_own(x, *ws[:3], h, head)
+        assert out.shape == (N, D // h)
+        np.testing.assert_allclose(alone, w[head], atol=1e-12)
+        np.testing.assert_allclose(alone, torch_w[head], atol=1e-12)
+    with pytest.raises(CoreError):
+        at.head_on_its_own(x, *ws[:3], h, h)
+
+
+def test_scaling_curves_match_a_torch_recomputation():
+    """Column 0 divides by √(D/h), column 1 by √h; both recomputed with torch's SDPA."""
+    dims, n, h = (16, 64, 256), 16, 8
+    entropy, top = at.scaling_curves(dims, n, h, seed=0)
+    assert entropy.shape == top.shape == (3, 2)
+    for row, D in enumerate(dims):
+        rng = np.random.default_rng([0, D])
+        x = rng.standard_normal((n, D))
+        ws = at.random_projections(D, rng)
+        q, k, v = (torch.tensor(x @ w).reshape(n, h, D // h).transpose(0, 1) for w in ws[:3])
+        for col, scale in enumerate((1 / np.sqrt(D // h), 1 / np.sqrt(h))):
+            scores = (q @ k.transpose(-1, -2)) * scale
+            w = torch.softmax(scores, dim=-1)
+            assert entropy[row, col] == pytest.approx(torch.special.entr(w).sum(-1).mean().item())
+            assert top[row, col] == pytest.approx(w.max(-1).values.mean().item())
+    # D/h = h at D = 64: both scalings are the same
+    assert entropy[1, 0] == entropy[1, 1] and top[1, 0] == top[1, 1]
+    assert np.all((entropy >= 0) & (entropy <= np.log(n) + 1e-12))
+    assert np.all((top >= 1 / n - 1e-12) & (top <= 1))
