@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from core.typed import read_numbers
+from core.validation import integer, positive, positive_int
 
 Array = NDArray[np.float64]
 ScheduleKind = Literal["linear", "cosine", "quadratic", "sigmoid"]
@@ -334,3 +335,182 @@ def parse_data(text: str, max_count: int = 64, max_abs: float = 10.0) -> Array:
             f"keep x₀ between -{max_abs:g} and {max_abs:g} (DDPM scales data to [-1, 1])"
         )
     return np.array(values, dtype=np.float64)
+
+
+# ---- what the forward-diffusion and DDPM-loss pages measure ------------------------------
+
+
+def log_snr(schedule: Schedule) -> Array:
+    """log SNR_t = log(ᾱ_t / (1-ᾱ_t)) for every t, shape (T,): 0 where signal and noise are equal.
+
+    (Kingma et al. 2021 parameterise schedules by it; ``-inf`` where ᾱ_T rounds to 0.)
+    """
+    with np.errstate(divide="ignore"):
+        return np.log(snr(schedule))
+
+
+def q_moments(x0: ArrayLike, t: ArrayLike, schedule: Schedule) -> tuple[Array, Array]:
+    """Mean and variance of q(x_t | x_0) = N(√ᾱ_t x_0, (1-ᾱ_t) I) (DDPM Eq. 4).
+
+    Returns:
+        (mean, variance): the mean has the shape of x0; the variance is (1-ᾱ_t) per row.
+    """
+    x0 = np.asarray(x0, dtype=np.float64)
+    steps = _check_t(t, schedule)
+    alpha_bar = _per_row(schedule.alpha_bars, steps, x0)
+    return np.sqrt(alpha_bar) * x0, 1.0 - alpha_bar
+
+
+def q_sample_steps(x0: ArrayLike, steps: ArrayLike, schedule: Schedule, noise: ArrayLike) -> Array:
+    """x_t = √ᾱ_t x_0 + √(1-ᾱ_t) ε at each of ``steps`` with one and the same ε (the frames
+    of an image dissolving into a fixed noise).
+
+    Returns:
+        (K, *x0.shape) for K steps.
+    """
+    x0 = np.asarray(x0, dtype=np.float64)
+    noise = np.asarray(noise, dtype=np.float64)
+    _check_same_shape("x0", x0, "noise", noise)
+    steps = np.atleast_1d(_check_t(steps, schedule))
+    batch = (len(steps), *x0.shape)
+    return q_sample(np.broadcast_to(x0, batch), steps, schedule, np.broadcast_to(noise, batch))
+
+
+def noise_of(x_t: ArrayLike, x0: ArrayLike, t: ArrayLike, schedule: Schedule) -> Array:
+    """The ε that gives x_t in one jump from x_0: (x_t - √ᾱ_t x_0) / √(1-ᾱ_t).
+
+    The inverse of :func:`q_sample` in its noise; for x_t ~ q(x_t | x_0) every entry is a
+    draw of N(0, 1), which is how the pages test a chain against the closed form.
+    """
+    x_t = np.asarray(x_t, dtype=np.float64)
+    x0 = np.asarray(x0, dtype=np.float64)
+    _check_same_shape("x_t", x_t, "x0", x0)
+    mean, var = q_moments(x0, t, schedule)
+    return (x_t - mean) / np.sqrt(var)
+
+
+def p_mean_from_noise(x_t: ArrayLike, eps: ArrayLike, t: ArrayLike, schedule: Schedule) -> Array:
+    """The reverse step's mean written through a noise prediction (DDPM Eq. 11):
+
+    μ = (x_t - β_t/√(1-ᾱ_t) · ε) / √α_t; with the true ε it is the posterior mean μ̃_t (Eq. 10).
+    """
+    x_t = np.asarray(x_t, dtype=np.float64)
+    eps = np.asarray(eps, dtype=np.float64)
+    steps = _check_t(t, schedule)
+    alpha = _per_row(schedule.alphas, steps, x_t)
+    beta = _per_row(schedule.betas, steps, x_t)
+    alpha_bar = _per_row(schedule.alpha_bars, steps, x_t)
+    # μ = (x_t - β_t / √(1 - ᾱ_t) · ε) / √α_t
+    return (x_t - beta / np.sqrt(1.0 - alpha_bar) * eps) / np.sqrt(alpha)
+
+
+def eps_term_excess(x0: float, t: int, schedule: Schedule, eps: float, eps_theta: float) -> float:
+    """The term L_{t-1} of one coordinate, with σ_t² = β_t, above its value at ε_θ = ε:
+
+    KL(q(x_{t-1} | x_t, x_0) ‖ N(μ_θ, β_t)) − KL(q ‖ N(μ̃_t, β_t)), where x_t is x_0 noised by
+    ``eps`` and μ_θ is the mean through the prediction ``eps_theta`` (:func:`p_mean_from_noise`).
+    DDPM Eq. 8-12 say it is λ_t (ε − ε_θ)² with λ_t from :func:`eps_loss_weights`.
+    """
+    x_t = q_sample(x0, t, schedule, eps)
+    mean, var = q_posterior(x_t, x0, t, schedule)
+    beta = schedule.betas[int(_check_t(t, schedule)) - 1]
+    mu_theta = p_mean_from_noise(x_t, eps_theta, t, schedule)
+    return float(gaussian_kl(mean, var, mu_theta, beta) - gaussian_kl(mean, var, mean, beta))
+
+
+def induction_gap(schedule: Schedule, t: int) -> float:
+    """How far the induction step q(x_s | x_0) → q(x_{s+1} | x_0) is from exact, for s < t.
+
+    If x_{s-1} ~ N(√ᾱ_{s-1} x_0, 1-ᾱ_{s-1}) then x_s = √α_s x_{s-1} + √β_s ε has mean
+    √(α_s ᾱ_{s-1}) x_0 and variance α_s (1-ᾱ_{s-1}) + β_s; the largest distance of these from
+    √ᾱ_s and 1-ᾱ_s over every s ≤ t (rounding only: ~1e-16).
+    """
+    step = int(_check_t(t, schedule))
+    alphas, betas, bars = schedule.alphas[:step], schedule.betas[:step], schedule.alpha_bars
+    prev = np.concatenate(([1.0], bars[: step - 1]))  # ᾱ_{s-1}, ᾱ_0 = 1
+    mean_gap = np.abs(np.sqrt(alphas * prev) - np.sqrt(bars[:step]))
+    var_gap = np.abs(alphas * (1.0 - prev) + betas - (1.0 - bars[:step]))
+    return float(max(mean_gap.max(), var_gap.max()))
+
+
+@dataclass(frozen=True)
+class ChainRun:
+    """The chain q(x_s | x_{s-1}) run from x_0 to x_t, measured on the way.
+
+    Attributes:
+        x: x_t after t links, shape of x_0.
+        steps: (n,) the steps s ≤ t where the chain was measured (at most ``points``).
+        slope: (n,) Σ x_s x_0 / Σ x_0², the chain's estimate of √ᾱ_s.
+        variance: (n,) mean of (x_s - √ᾱ_s x_0)², its estimate of 1-ᾱ_s.
+    """
+
+    x: Array
+    steps: NDArray[np.int64]
+    slope: Array
+    variance: Array
+
+
+def run_chain(
+    x0: ArrayLike, t: int, schedule: Schedule, rng: np.random.Generator, points: int = 60
+) -> ChainRun:
+    """Run t links of q(x_s | x_{s-1}) (DDPM Eq. 2) from x_0, fresh ε ~ N(0, I) from ``rng``
+    at every link, and measure the moments at ≤ ``points`` evenly spaced steps s ≤ t.
+
+    Args:
+        x0: the clean data, any shape, not all zero (the slope divides by Σ x_0²).
+        t: the last step, 1..T.
+        schedule: from :func:`make_schedule`.
+        rng: the source of the t noise draws (one array of x0's shape per link).
+        points: how many steps s to measure, at least 2 (the first is 1, the last t).
+    """
+    x0 = np.asarray(x0, dtype=np.float64)
+    step = int(_check_t(t, schedule))
+    points = integer(points, "points", 2)
+    norm = float(np.sum(x0 * x0))
+    if not norm > 0:
+        raise ValueError("x0 is all zero: the chain's slope Σ x_s x_0 / Σ x_0² needs some signal")
+    keep = set(np.unique(np.round(np.linspace(1, step, min(step, points))).astype(int)).tolist())
+    x, rows = x0, []
+    for s in range(1, step + 1):
+        x = q_step(x, s, schedule, rng.standard_normal(x0.shape))
+        if s in keep:
+            residual = x - math.sqrt(schedule.alpha_bars[s - 1]) * x0
+            rows.append((s, float(np.sum(x * x0)) / norm, float(np.mean(residual**2))))
+    s_axis, slope, var = (np.array(col) for col in zip(*rows, strict=True))
+    return ChainRun(x, s_axis.astype(np.int64), slope, var)
+
+
+def gaussian_kl_integrand(
+    x: ArrayLike, mean_p: float, var_p: float, mean_q: float, var_q: float
+) -> Array:
+    """p(x) ln(p(x)/q(x)) for p = N(mean_p, var_p), q = N(mean_q, var_q): its integral is
+    KL(p ‖ q). Negative where q > p; the log-ratio is taken in closed form, so it stays
+    finite (and the product 0) where the densities underflow."""
+    x = np.asarray(x, dtype=np.float64)
+    for name, v in (("var_p", var_p), ("var_q", var_q)):
+        positive(v, name)
+    log_p = -((x - mean_p) ** 2) / (2 * var_p) - 0.5 * math.log(2 * math.pi * var_p)
+    log_q = -((x - mean_q) ** 2) / (2 * var_q) - 0.5 * math.log(2 * math.pi * var_q)
+    return np.exp(log_p) * (log_p - log_q)
+
+
+def gaussian_kl_quadrature(
+    mean_p: float, var_p: float, mean_q: float, var_q: float, x: ArrayLike
+) -> float:
+    """KL(p ‖ q) by the trapezoidal rule on the grid ``x`` (a check of :func:`gaussian_kl`)."""
+    x = np.asarray(x, dtype=np.float64)
+    f = gaussian_kl_integrand(x, mean_p, var_p, mean_q, var_q)
+    return float(np.sum((f[1:] + f[:-1]) / 2 * np.diff(x)))
+
+
+def gaussian_kl_monte_carlo(
+    mean_p: float, var_p: float, mean_q: float, var_q: float, rng: np.random.Generator, n: int
+) -> tuple[float, float]:
+    """KL(p ‖ q) as the mean of ln p(x) - ln q(x) over n draws x ~ p, and its standard error."""
+    n = positive_int(n, "n")
+    var_p, var_q = positive(var_p, "var_p"), positive(var_q, "var_q")
+    x = mean_p + math.sqrt(var_p) * rng.standard_normal(n)
+    log_p = -((x - mean_p) ** 2) / (2 * var_p) - 0.5 * math.log(2 * math.pi * var_p)
+    log_q = -((x - mean_q) ** 2) / (2 * var_q) - 0.5 * math.log(2 * math.pi * var_q)
+    ratio = log_p - log_q
+    return float(ratio.mean()), float(ratio.std() / math.sqrt(n))

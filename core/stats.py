@@ -11,11 +11,15 @@ checks each rate by simulation.
 - ``variance_within(x, target, k)``: the sample variance of ``x`` within k standard errors.
 - ``kolmogorov_tail(x)`` = P(√n·D > x) for large n (Kolmogorov's limit distribution).
 - ``ks_distance_normal(draws, mean, var)``: the Kolmogorov–Smirnov distance to N(mean, var).
+- ``normal_moments(draws, mean, var)``: sample mean and variance against N(mean, var), with
+  their standard errors under that normal (``SampleMoments.within(k)``).
+- ``histogram_density(draws, edges)``: a histogram scaled so that all the draws have area 1.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -86,3 +90,60 @@ def variance_within(x: ArrayLike, target: float, k: float = 4.0) -> bool:
     a = np.asarray(x, dtype=np.float64)
     se = math.sqrt(float(np.var((a - a.mean()) ** 2)) / a.size)
     return abs(float(a.var(ddof=1)) - target) <= positive(k, "k") * se
+
+
+@dataclass(frozen=True)
+class SampleMoments:
+    """n draws against N(target_mean, target_var): their mean and variance (ddof = 1), and
+    the standard errors of those under the normal, σ/√n and σ²·√(2/(n − 1))."""
+
+    n: int
+    mean: float
+    var: float
+    target_mean: float
+    target_var: float
+    mean_se: float
+    var_se: float
+
+    @property
+    def mean_gap(self) -> float:
+        return abs(self.mean - self.target_mean)
+
+    @property
+    def var_gap(self) -> float:
+        return abs(self.var - self.target_var)
+
+    def mean_within(self, k: float = 4.0) -> bool:
+        """|x̄ − mean| ≤ k standard errors (false alarm ``two_sided_tail(k)``)."""
+        return self.mean_gap <= positive(k, "k") * self.mean_se
+
+    def var_within(self, k: float = 4.0) -> bool:
+        """|s² − var| ≤ k standard errors (the normal approximation of s², large n)."""
+        return self.var_gap <= positive(k, "k") * self.var_se
+
+    def within(self, k: float = 4.0) -> bool:
+        """Both: a correct sampler fails with about ``any_fails(two_sided_tail(k), 2)``."""
+        return self.mean_within(k) and self.var_within(k)
+
+
+def normal_moments(draws: ArrayLike, mean: float, var: float) -> SampleMoments:
+    """The sample mean and variance of ``draws`` next to N(mean, var) and their standard errors.
+
+    >>> m = normal_moments([-1.0, 1.0], 0.0, 1.0)
+    >>> m.mean, m.var, m.mean_within(), round(m.var_se, 4)
+    (0.0, 2.0, True, 1.4142)
+    """
+    x = np.asarray(draws, dtype=np.float64).ravel()
+    n = positive_int(x.size - 1, "number of draws − 1") + 1  # at least two draws
+    v = positive(var, "variance")
+    return SampleMoments(n, float(x.mean()), float(x.var(ddof=1)), float(mean), v,
+                         math.sqrt(v / n), v * math.sqrt(2 / (n - 1)))  # fmt: skip
+
+
+def histogram_density(draws: ArrayLike, edges: ArrayLike) -> Array:
+    """Counts per bin / (number of draws × bin width): a density whose bins hold the share of
+    *all* draws (draws outside ``edges`` count in the total but in no bin)."""
+    x = np.asarray(draws, dtype=np.float64).ravel()
+    e = np.asarray(edges, dtype=np.float64)
+    counts, _ = np.histogram(x, e)
+    return counts / (positive_int(x.size, "number of draws") * np.diff(e))

@@ -21,6 +21,7 @@ import plotly.graph_objects as go
 from numpy.typing import NDArray
 from PIL import Image
 
+from core.images import to_uint8
 from figures.style import BLUE, GREEN, GREY, ORANGE, VERMILLION, figure, layout, panel_titles
 
 Array = NDArray[np.float64]
@@ -37,11 +38,6 @@ FRAME_TRACES = (2, 3, 12, 13, 14)  # what a frame of the scrub figure replaces
 
 def _list(x: Any, digits: int = 5) -> list:
     return np.round(np.asarray(x, dtype=float), digits).tolist()
-
-
-def to_uint8(x: Array) -> NDArray[np.uint8]:
-    """[−1, 1] → 0 … 255 (clipped), as core.images.to_uint8."""
-    return np.clip(np.rint((np.asarray(x) + 1.0) * 127.5), 0, 255).astype(np.uint8)
 
 
 def jpeg_data_uri(x: Array, quality: int = QUALITY_CLEAN) -> str:
@@ -100,9 +96,9 @@ def _titles_at(titles: Sequence[str], xs: Sequence[float], y: float) -> list[dic
 
 def scrub_figure(
     x0: Array, noise: Array, steps: Sequence[int], frames_linear: Array, frames_cosine: Array,
-    alpha_bars: tuple[Array, Array], start: int, *, image_titles: tuple[str, str, str, str],
-    curve_titles: tuple[str, str, str], names: tuple[str, str], x_title: str,
-    play: tuple[str, str] = ("▶", "❚❚"), height: int = 720,
+    alpha_bars: tuple[Array, Array], log_snrs: tuple[Array, Array], start: int, *,
+    image_titles: tuple[str, str, str, str], curve_titles: tuple[str, str, str],
+    names: tuple[str, str], x_title: str, play: tuple[str, str] = ("▶", "❚❚"), height: int = 720,
 ) -> go.Figure:  # fmt: skip
     """x₀, ε and x_t under both schedules, and ᾱ_t, √ᾱ_t, √(1−ᾱ_t), log-SNR against t,
     with a Plotly slider that scrubs t in the browser (frames, no server round trip).
@@ -112,6 +108,7 @@ def scrub_figure(
         steps: (K,) the timesteps t (1..T) that get a frame.
         frames_linear, frames_cosine: (K, S, S, 3) x_t at those steps under each schedule.
         alpha_bars: ((T,), (T,)) ᾱ_t of the linear and the cosine schedule, index t − 1.
+        log_snrs: ((T,), (T,)) their log-SNR log(ᾱ_t / (1 − ᾱ_t)) (core.diffusion.log_snr).
         start: index into ``steps`` of the frame shown first.
         image_titles: x₀, ε, x_t linear, x_t cosine. curve_titles: the three curve panels.
         names: legend names of the two schedules. x_title: the t axis title.
@@ -135,7 +132,7 @@ def scrub_figure(
                     image_titles[i], colours[i])  # fmt: skip
     gap3 = 0.06
     w3 = (1.0 - 2 * gap3) / 3
-    log_snr = [np.log(ab / (1.0 - ab)) for ab in alpha_bars]
+    log_snr = [np.asarray(v, dtype=float) for v in log_snrs]
     lo = float(np.floor(min(v.min() for v in log_snr))) - 1
     hi = float(np.ceil(max(v.max() for v in log_snr))) + 1
     y_ranges = ([-0.02, 1.05], [-0.02, 1.05], [lo, hi])
@@ -200,7 +197,8 @@ def scrub_figure(
             current(t, "5", a, SCHEDULE_COLOURS, y_ranges[0]),
             current(t, "6", [*np.sqrt(a), *np.sqrt(1 - np.array(a))], SCHEDULE_COLOURS * 2,
                     y_ranges[1]),
-            current(t, "7", [np.log(v / (1 - v)) for v in a], SCHEDULE_COLOURS, y_ranges[2]),
+            current(t, "7", [float(v[t - 1]) for v in log_snr], SCHEDULE_COLOURS,
+                    y_ranges[2]),
         ]  # fmt: skip
         frame_data = [
             {"type": "image", "source": jpeg_data_uri(frames_linear[i], q[0])},

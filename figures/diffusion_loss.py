@@ -106,13 +106,14 @@ def posterior_figure(
 
 
 def kl_figure(
-    x: ArrayLike, density_p: ArrayLike, density_q: ArrayLike, *, titles: tuple[str, str],
-    x_title: str, y_titles: tuple[str, str],
+    x: ArrayLike, density_p: ArrayLike, density_q: ArrayLike, integrand: ArrayLike, *,
+    titles: tuple[str, str], x_title: str, y_titles: tuple[str, str],
     names: tuple[str, str, str] = ("p", "q", "p · ln(p/q)"),
     x_range: tuple[float, float] = (-9.0, 9.0), density_max: float = 1.3,
 ) -> go.Figure:  # fmt: skip
     """Left: the densities p and q. Right: the integrand p(x)·ln(p(x)/q(x)), whose area is
-    KL(p ‖ q) (negative where q > p, yet the total is never negative).
+    KL(p ‖ q) (negative where q > p, yet the total is never negative), given on ``x``
+    (core.diffusion.gaussian_kl_integrand).
 
     Traces: [0] p, [1] q, [2] the integrand (x2/y2). Shape [0]: y = 0 on the right panel.
     """
@@ -126,8 +127,6 @@ def kl_figure(
     ]  # fmt: skip
     p = np.asarray(density_p, dtype=float)
     q = np.asarray(density_q, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        integrand = np.where(p > 0, p * np.log(p / q), 0.0)
     hover = "x = %{x:.2f}<br>%{y:.4f}<extra>"
     data = [
         {"type": "scatter", "mode": "lines", "x": _list(x), "y": _list(p), "name": names[0],

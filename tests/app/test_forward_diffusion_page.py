@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import ast
 import io
 import json
 import math
 import re
 import struct
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +17,6 @@ from tests.app.conftest import latex, open_page
 
 PAGE = "forward_diffusion.py"
 C = "forward_diffusion"
-SOURCE = Path(__file__).resolve().parents[2] / "pages" / PAGE
 
 
 def badges_green(at) -> bool:
@@ -169,19 +166,12 @@ def test_a_bad_upload_shows_an_error_and_the_sample_stays(data, message):
     assert not at.error
 
 
-# ---- the exercise: make_exercise read from the page source, checked independently ---------
+# ---- the exercise: ui.exercises.forward_diffusion, checked independently ------------------
 def load_maker():
-    """``make_exercise`` (and what it uses) from the page file, without running the page."""
-    tree = ast.parse(SOURCE.read_text(encoding="utf-8"))
-    keep = [n for n in tree.body
-            if isinstance(n, ast.Import | ast.ImportFrom)
-            and not (isinstance(n, ast.ImportFrom) and n.module == "ui.boot")
-            or isinstance(n, ast.FunctionDef) and n.name in ("make_exercise", "kind_name")
-            or isinstance(n, ast.Assign) and all(
-                isinstance(x, ast.Name) and x.id in ("C", "KINDS") for x in n.targets)]  # fmt: skip
-    namespace: dict = {}
-    exec(compile(ast.Module(keep, []), str(SOURCE), "exec"), namespace)  # our own source
-    return namespace["make_exercise"]
+    """The page's exercise maker (``kit.Page(exercise=...)``), in English."""
+    from ui import exercises
+
+    return exercises.forward_diffusion
 
 
 def alpha_bars(kind: str, T: int) -> np.ndarray:

@@ -205,6 +205,8 @@ def test_the_kl_term_is_a_weighted_squared_noise_error(case, x0, eps, eps_theta)
     gap = dif.gaussian_kl(mean, var, mu_theta, beta) - dif.gaussian_kl(mean, var, mean, beta)
     expected = dif.eps_loss_weights(s)[t - 1] * (eps - eps_theta) ** 2
     assert math.isclose(gap, expected, rel_tol=1e-6, abs_tol=1e-9)
+    assert math.isclose(dif.eps_term_excess(x0, t, s, eps, eps_theta), expected,
+                        rel_tol=1e-6, abs_tol=1e-9)  # fmt: skip
 
 
 @given(arrays(np.float64, st.integers(1, 20), elements=st.floats(-10, 10)))
@@ -334,3 +336,128 @@ def test_the_schedule_cannot_be_changed_by_accident():
         s.betas[0] = 0.5
     with pytest.raises(AttributeError):
         s.num_steps = 3  # type: ignore[misc]
+
+
+# ---- what the forward-diffusion and DDPM-loss pages measure (moved from the pages) ----
+@pytest.mark.parametrize(("kind", "name"), [("linear", "linear"), ("cosine", "squaredcos_cap_v2")])
+def test_log_snr_is_torch_logit_of_diffusers_alpha_bar(kind, name):
+    ours, ref = dif.make_schedule(kind, 1000), diffusers_scheduler(name)
+    logit = torch.logit(ref.alphas_cumprod.double()).numpy()
+    # diffusers keeps ᾱ in float32: compare where neither ᾱ nor 1 − ᾱ is tiny
+    keep = (ours.alpha_bars > 1e-3) & (ours.alpha_bars < 0.999)
+    assert np.allclose(dif.log_snr(ours)[keep], logit[keep], atol=1e-3)
+    assert np.all(np.diff(dif.log_snr(ours)) < 0)
+
+
+@given(schedules_and_steps(), arrays(np.float64, st.integers(1, 6), elements=finite),
+       arrays(np.float64, st.integers(1, 6), elements=finite))  # fmt: skip
+def test_q_moments_and_noise_of_invert_one_jump(case, x0, eps):
+    s, t = case
+    eps = np.resize(eps, x0.shape)
+    mean, var = dif.q_moments(x0, t, s)
+    assert np.array_equal(mean, dif.q_sample(x0, t, s, np.zeros_like(x0)))
+    assert math.isclose(var, float(dif.q_sample(0.0, t, s, 1.0)) ** 2, rel_tol=1e-12)
+    x_t = dif.q_sample(x0, t, s, eps)
+    assert np.allclose(dif.noise_of(x_t, x0, t, s), eps, atol=1e-6 / math.sqrt(var))
+
+
+def test_q_moments_match_diffusers_add_noise_without_noise():
+    s, ref = dif.make_schedule("linear", 1000), diffusers_scheduler("linear")
+    x0 = np.linspace(-1, 1, 7)
+    for t in (1, 10, 500, 1000):
+        want = ref.add_noise(torch.tensor(x0), torch.zeros(7, dtype=torch.float64),
+                             torch.tensor([t - 1])).numpy()  # fmt: skip
+        assert np.allclose(dif.q_moments(x0, t, s)[0], want, atol=1e-6)
+
+
+@given(schedules_and_steps(), st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_q_sample_steps_is_one_jump_per_step_with_the_same_noise(case, k, seed):
+    s, _ = case
+    rng = np.random.default_rng(seed)
+    x0, eps = rng.uniform(-1, 1, (3, 2)), rng.standard_normal((3, 2))
+    steps = rng.integers(1, s.num_steps + 1, size=k)
+    frames = dif.q_sample_steps(x0, steps, s, eps)
+    assert frames.shape == (k, 3, 2)
+    for frame, t in zip(frames, steps, strict=True):
+        assert np.allclose(frame, dif.q_sample(x0, int(t), s, eps), rtol=0, atol=1e-15)
+
+
+@given(schedules_and_steps(), finite, finite)
+def test_the_mean_through_the_true_noise_is_the_posterior_mean(case, x0, eps):
+    """DDPM Eq. 10: μ̃_t(x_t, x_0) = (x_t − β_t/√(1−ᾱ_t) ε)/√α_t, against Eq. 7's form."""
+    s, t = case
+    x_t = dif.q_sample(x0, t, s, eps)
+    mean, _ = dif.q_posterior(x_t, x0, t, s)
+    assert math.isclose(dif.p_mean_from_noise(x_t, eps, t, s), mean, rel_tol=1e-7, abs_tol=1e-6)
+
+
+@given(kinds, st.integers(1, 2000), st.data())
+def test_the_induction_step_holds_to_rounding_and_a_broken_schedule_fails_it(kind, T, data):
+    s = dif.make_schedule(kind, T)
+    t = data.draw(st.integers(1, T))
+    assert dif.induction_gap(s, t) <= 1e-12
+    if t >= 2:  # ᾱ that is not the running product of α: the step catches it
+        broken = dif.Schedule(s.kind, T, s.betas, s.alphas, s.alpha_bars * 0.99)
+        assert dif.induction_gap(broken, t) > 1e-4
+
+
+@given(schedules_and_steps(max_steps=80), st.integers(2, 70), st.integers(0, 2**32 - 1))
+def test_run_chain_is_t_links_of_q_step_measured_at_most_points_times(case, points, seed):
+    s, t = case
+    x0 = np.linspace(-1, 1, 12).reshape(2, 2, 3)
+    run = dif.run_chain(x0, t, s, np.random.default_rng(seed), points=points)
+    rng, x = np.random.default_rng(seed), x0
+    for step in range(1, t + 1):
+        x = dif.q_step(x, step, s, rng.standard_normal(x0.shape))
+    assert np.array_equal(run.x, x)
+    assert run.steps[0] == 1 and run.steps[-1] == t and len(run.steps) <= min(points, t)
+    assert np.all(np.diff(run.steps) > 0)
+    assert run.slope.shape == run.variance.shape == run.steps.shape
+
+
+@pytest.mark.parametrize(("kind", "T", "t"), [("linear", 1000, 300), ("cosine", 100, 90)])
+def test_run_chain_moments_follow_the_closed_form(kind, T, t):
+    """On 30,000 values the chain's slope and residual variance sit on √ᾱ_s and 1 − ᾱ_s (DDPM
+    Eq. 4), within 5 standard errors at every measured s."""
+    s = dif.make_schedule(kind, T)
+    x0 = np.random.default_rng(1).uniform(-1, 1, 30_000)
+    run = dif.run_chain(x0, t, s, np.random.default_rng(2), points=20)
+    a = s.alpha_bars[run.steps - 1]
+    n, norm = x0.size, float(np.sum(x0 * x0))
+    assert np.all(np.abs(run.slope - np.sqrt(a)) < 5 * np.sqrt((1 - a) / norm))
+    assert np.all(np.abs(run.variance - (1 - a)) < 5 * (1 - a) * math.sqrt(2 / n))
+
+
+def test_run_chain_refuses_an_all_zero_image():
+    with pytest.raises(ValueError, match="all zero"):
+        dif.run_chain(np.zeros(4), 3, dif.make_schedule("linear", 10), np.random.default_rng(0))
+
+
+def torch_kl(m_p, v_p, m_q, v_q) -> float:
+    normal = torch.distributions.Normal
+    f64 = torch.float64
+    p = normal(torch.tensor(m_p, dtype=f64), torch.tensor(math.sqrt(v_p), dtype=f64))
+    q = normal(torch.tensor(m_q, dtype=f64), torch.tensor(math.sqrt(v_q), dtype=f64))
+    return torch.distributions.kl_divergence(p, q).item()
+
+
+@given(st.floats(-3, 3), st.sampled_from([0.1, 0.5, 1.0, 2.0, 4.0]), st.floats(-3, 3),
+       st.sampled_from([0.1, 0.5, 1.0, 2.0, 4.0]))  # fmt: skip
+def test_the_kl_integrand_integrates_to_torchs_kl(m_p, v_p, m_q, v_q):
+    x = np.linspace(-30, 30, 6001)
+    f = dif.gaussian_kl_integrand(x, m_p, v_p, m_q, v_q)
+    assert np.all(np.isfinite(f))
+    assert math.isclose(dif.gaussian_kl_quadrature(m_p, v_p, m_q, v_q, x),
+                        torch_kl(m_p, v_p, m_q, v_q), rel_tol=1e-6, abs_tol=1e-9)  # fmt: skip
+    f64 = torch.float64
+    p = torch.distributions.Normal(torch.tensor(m_p, dtype=f64), math.sqrt(v_p))
+    q = torch.distributions.Normal(torch.tensor(m_q, dtype=f64), math.sqrt(v_q))
+    mid = torch.tensor(x[2900:3100])
+    ref = (p.log_prob(mid).exp() * (p.log_prob(mid) - q.log_prob(mid))).numpy()
+    assert np.allclose(f[2900:3100], ref, rtol=1e-6, atol=1e-12)
+
+
+@pytest.mark.parametrize(("m_p", "v_p", "m_q", "v_q"), [(0, 1, 1, 2), (-1.5, 0.1, 2.75, 4)])
+def test_the_monte_carlo_kl_is_within_its_standard_error(m_p, v_p, m_q, v_q):
+    mc, se = dif.gaussian_kl_monte_carlo(m_p, v_p, m_q, v_q, np.random.default_rng(0), 20_000)
+    assert 0 < se < 0.05 and abs(mc - torch_kl(m_p, v_p, m_q, v_q)) < 5 * se

@@ -69,3 +69,35 @@ def test_variance_within_k_standard_errors():
     d = 64
     scores = (rng.standard_normal((4000, d)) * rng.standard_normal((4000, d))).sum(1)
     assert stats.variance_within(scores, d) and stats.variance_within(scores / np.sqrt(d), 1.0)
+
+
+@given(st.lists(st.floats(-5, 5), min_size=2, max_size=50), st.floats(-1, 1), st.floats(0.1, 3))
+def test_normal_moments_are_the_sample_moments_and_the_normals_standard_errors(x, mean, var):
+    m = stats.normal_moments(x, mean, var)
+    a = np.asarray(x)
+    assert m.n == a.size and math.isclose(m.mean, a.mean(), abs_tol=1e-12)
+    assert math.isclose(m.var, a.var(ddof=1), rel_tol=1e-9, abs_tol=1e-12)
+    assert math.isclose(m.mean_se, math.sqrt(var / a.size))
+    assert math.isclose(m.var_se, var * math.sqrt(2 / (a.size - 1)))
+    assert m.within(4) == (m.mean_within(4) and m.var_within(4))
+
+
+def test_normal_moments_false_alarms_at_the_two_sided_rate_by_simulation():
+    """k = 2: a correct sampler's mean fails 4.55 % of the time, its variance about as often."""
+    rng = np.random.default_rng(3)
+    draws = rng.normal(0.5, math.sqrt(2.0), size=(20_000, 400))
+    checks = [stats.normal_moments(row, 0.5, 2.0) for row in draws]
+    p = stats.two_sided_tail(2.0)
+    se = math.sqrt(p * (1 - p) / len(checks))
+    assert abs(np.mean([not c.mean_within(2) for c in checks]) - p) < 5 * se
+    assert abs(np.mean([not c.var_within(2) for c in checks]) - p) < 0.01  # normal approx.
+
+
+def test_histogram_density_is_numpys_when_every_draw_is_inside():
+    x = np.random.default_rng(0).normal(size=1000)
+    edges = np.linspace(-6, 6, 31)
+    ref, _ = np.histogram(x, edges, density=True)
+    assert np.allclose(stats.histogram_density(x, edges), ref)
+    inner = np.linspace(-1, 1, 11)  # draws outside the edges count in the total only
+    share = np.mean(np.abs(x) <= 1)
+    assert math.isclose(np.sum(stats.histogram_density(x, inner) * np.diff(inner)), share)

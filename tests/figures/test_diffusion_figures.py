@@ -36,7 +36,8 @@ def scrub_case(name: str = "sunset", T: int = T, start: int = 8):
     schedules = [dif.make_schedule(k, T) for k in ("linear", "cosine")]
     frames = [np.stack([dif.q_sample(x0, t, s, eps) for t in steps]) for s in schedules]
     fig = figs.scrub_figure(
-        x0, eps, steps, frames[0], frames[1], tuple(s.alpha_bars for s in schedules), start,
+        x0, eps, steps, frames[0], frames[1], tuple(s.alpha_bars for s in schedules),
+        tuple(dif.log_snr(s) for s in schedules), start,
         image_titles=("x0", "eps", "lin", "cos"), curve_titles=("a", "b", "c"),
         names=("linear", "cosine"), x_title="t",
     )  # fmt: skip
@@ -136,7 +137,7 @@ def test_frames_show_x_t_of_both_schedules_at_their_step():
         t = steps[i]
         for k, trace in enumerate((0, 1)):
             shown = decode(sent[i]["data"][trace]["source"])
-            truth = figs.to_uint8(frames[k][i]).astype(float)
+            truth = images.to_uint8(frames[k][i]).astype(float)
             assert shown.shape == (SIDE, SIDE, 3)
             # JPEG (4:2:0, low quality once noise hides it) drops most of the noise's colour
             # detail but keeps its brightness, and the image under the noise (4×4 blocks)
@@ -190,7 +191,7 @@ def test_quality_drops_only_where_noise_hides_it():
 
 def test_jpeg_data_uri_keeps_a_clean_image():
     x = sample("shapes")
-    assert np.abs(decode(figs.jpeg_data_uri(x, 90)) - figs.to_uint8(x)).mean() < 4
+    assert np.abs(decode(figs.jpeg_data_uri(x, 90)) - images.to_uint8(x)).mean() < 4
 
 
 def test_pixel_histogram_has_area_one_and_the_layout_ignores_t():

@@ -31,8 +31,9 @@ def posterior(t: int = 10):
 
 
 def kl():
-    return figs.kl_figure(X, normal(X, 0, 1), normal(X, 1, 2), titles=("a", "b"), x_title="x",
-                          y_titles=("density", "integrand"))  # fmt: skip
+    return figs.kl_figure(X, normal(X, 0, 1), normal(X, 1, 2),
+                          dif.gaussian_kl_integrand(X, 0, 1, 1, 2), titles=("a", "b"),
+                          x_title="x", y_titles=("density", "integrand"))  # fmt: skip
 
 
 def prior():
