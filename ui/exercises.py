@@ -628,3 +628,80 @@ def diffusion_loss(rng: np.random.Generator) -> Exercise:
         answer, tolerance=max(0.01 * answer, 0.001),
         explanation=t("diffusion_loss.ex_kl_why", answer=f"{answer:.4f}"),
     )  # fmt: skip
+
+
+# ---- Diffusion parameterisations ----------------------------------------------------------
+
+
+def diffusion_parameterisations(rng: np.random.Generator) -> Exercise:
+    """Convert a prediction (v or ε) into x̂₀ at a given ᾱ_t, or give the weight SNR_t that
+    the ε-loss puts on the x₀ error."""
+    from core import reverse as rev  # noqa: PLC0415 (only this page's maker needs them)
+    from core import snr_schedules as snr  # noqa: PLC0415
+
+    name = str(rng.choice(["linear", "cosine"]))
+    s = snr.named_schedule(name, 1000)
+    middle = np.flatnonzero((s.alpha_bars > 0.05) & (s.alpha_bars < 0.95)) + 1  # t, 1-based
+    step = int(rng.choice(middle))  # ᾱ_t away from 0 and 1: the numbers stay readable
+    a = float(f"{s.alpha_bars[step - 1]:.4f}")  # the ᾱ_t the student sees, and uses
+    s_seen = snr.schedule_from_alpha_bars(np.full(1, a))  # one step with exactly that ᾱ
+    kind = str(rng.choice(["v", "eps", "weight"]))
+    kind_name = t(f"diffusion_parameterisations.schedule_{name}")
+    if kind == "weight":
+        answer = float(rev.x0_loss_weights(s_seen, "eps")[0])
+        return Exercise(
+            t("diffusion_parameterisations.ex_weight", t=step, kind=kind_name, a=f"{a:.4f}"),
+            answer, tolerance=0.01 * answer,
+            explanation=t("diffusion_parameterisations.ex_weight_why", a=f"{a:.4f}",
+                          answer=_n(answer)),
+        )  # fmt: skip
+    x_t, value = (float(x) for x in np.round(rng.uniform(-1.5, 1.5, 2), 2))
+    answer = float(rev.convert(np.array([x_t]), 1, np.array([value]), kind, "x0", s_seen)[0])
+    return Exercise(
+        t(f"diffusion_parameterisations.ex_{kind}", t=step, kind=kind_name, a=f"{a:.4f}",
+          xt=_n(x_t), value=_n(value)),
+        round(answer, 4), tolerance=0.01,
+        explanation=t(f"diffusion_parameterisations.ex_{kind}_why", a=f"{a:.4f}",
+                      ra=f"{math.sqrt(a):.4f}", rb=f"{math.sqrt(1 - a):.4f}", answer=_n(answer)),
+    )  # fmt: skip
+
+
+# ---- Reverse diffusion ------------------------------------------------------------------
+
+
+def reverse_diffusion(rng: np.random.Generator) -> Exercise:
+    """x̂₀ from ε̂, one DDIM (η = 0) step, or the exact ε* of one Gaussian, on one coordinate."""
+    from core import diffusion as dif  # noqa: PLC0415
+    from core import reverse as rv  # noqa: PLC0415
+
+    s = dif.make_schedule("linear", 1000)
+    kind = _kind(rng, ("x0", "ddim", "exact"))
+    step = int(rng.choice([50, 100, 150, 200, 250, 300, 400, 500]))
+    a = float(f"{s.alpha_bars[step - 1]:.5g}")  # the ᾱ the student sees
+    x, eps = (round(float(v), 2) for v in rng.uniform(-2, 2, size=2))
+    ra, rb = math.sqrt(a), math.sqrt(1 - a)
+    common = {"t": step, "a": _n(a, 5), "x": _n(x), "eps": _n(eps), "ra": _n(ra), "rb": _n(rb)}
+    if kind == "x0":
+        answer = float(rv.to_x0([x], step, [eps], "eps", s)[0])
+        q, how = "ex_x0_q", "ex_x0_how"
+        extra: dict[str, str] = {}
+    elif kind == "ddim":
+        tp = step - int(rng.choice([10, 20, 50]))
+        ap = float(f"{s.alpha_bars[tp - 1]:.5g}")
+        answer = float(rv.ddim_step([x], step, tp, [eps], s, 0.0)[0])
+        x0 = float(rv.to_x0([x], step, [eps], "eps", s)[0])
+        q, how = "ex_ddim_q", "ex_ddim_how"
+        extra = {"tp": str(tp), "ap": _n(ap, 5), "x0": _n(x0), "rap": _n(math.sqrt(ap)),
+                 "rbp": _n(math.sqrt(1 - ap))}  # fmt: skip
+    else:
+        mu = round(float(rng.choice([-1.0, -0.5, 0.5, 1.0, 1.5])), 1)
+        sd = float(rng.choice([0.1, 0.2, 0.5, 1.0]))
+        answer = float(rv.gmm_eps([[x]], step, s, [[mu]], [sd], [1.0])[0, 0])
+        q, how = "ex_exact_q", "ex_exact_how"
+        extra = {"mu": _n(mu), "s": _n(sd), "s2": _n(a * sd**2 + 1 - a)}
+    values = {**common, **extra, "ans": _n(answer)}
+    return Exercise(
+        question=t(f"reverse_diffusion.{q}", **values), answer=round(answer, 4),
+        tolerance=max(0.01, 0.01 * abs(answer)),
+        explanation=t(f"reverse_diffusion.{how}", **values),
+    )  # fmt: skip

@@ -129,6 +129,20 @@ CONCEPTS: tuple[Concept, ...] = (
         probe=("diffusion_loss_t", "diffusion_loss_posterior_chart"),
     ),
     Concept(
+        "reverse_diffusion",
+        "diffusion",
+        ":material/settings_backup_restore:",
+        page="reverse_diffusion.py",
+        probe=("reverse_diffusion_steps", "reverse_diffusion_scrub_chart"),
+    ),
+    Concept(
+        "diffusion_parameterisations",
+        "diffusion",
+        ":material/rotate_right:",
+        page="diffusion_parameterisations.py",
+        probe=("diffusion_parameterisations_t", "diffusion_parameterisations_rotation_chart"),
+    ),
+    Concept(
         "wallis",
         "mathematics",
         ":material/pie_chart:",

@@ -1,0 +1,323 @@
+"""Figures of the reverse-diffusion page: arrays in, ``go.Figure`` out.
+
+- :func:`scrub_figure`: particle clouds walking from noise to data, one panel per denoiser
+  (exact ε*, learned ε_θ), with precomputed ``frames`` and a Plotly slider over the sampler's
+  steps, so dragging t happens in the browser (as the forward-diffusion scrub).
+- :func:`field_figure`: the denoising direction −ε̂ on a grid at one t, over samples of q(x_t)
+  and, when it is known, the contours of the exact density q(x_t).
+- :func:`quality_figure`: sliced Wasserstein distance to the data against the number of
+  sampling steps, one curve per sampler and denoiser.
+- :func:`loss_figure`: a training run's loss, raw and smoothed.
+
+Points are (N, 2) arrays; every panel shows the square [−R, R]² with equal axes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from numpy.typing import NDArray
+
+from figures.style import BLUE, GREY, ORANGE, PALETTE, VERMILLION, figure, layout, panel_titles
+
+Array = NDArray[np.float64]
+SOURCE_COLOURS = {"exact": BLUE, "learned": ORANGE}
+TRAJECTORY_COLOURS = (VERMILLION, "#009E73", "#CC79A7", "#56B4E9", "#6A3D9A", "#B15928")
+
+
+def _list(x: Any, digits: int = 3) -> list:
+    return np.round(np.asarray(x, dtype=float), digits).tolist()
+
+
+def _square_axes(lay: dict, sfx: str, domain: Sequence[float], radius: float) -> None:
+    """An x/y axis pair over [−R, R]² with equal scales, the panel's x domain ``domain``."""
+    axis = {"range": [-radius, radius], "zeroline": False, "showgrid": True,
+            "gridcolor": "#EFEFEF", "linecolor": "#C8C8C8", "showline": True,
+            "ticks": "outside", "tickcolor": "#C8C8C8", "automargin": False}  # fmt: skip
+    lay[f"xaxis{sfx}"] = {**axis, "domain": list(domain), "anchor": f"y{sfx}"}
+    lay[f"yaxis{sfx}"] = {**axis, "domain": [0.0, 1.0], "anchor": f"x{sfx}",
+                          "scaleanchor": f"x{sfx}", "constrain": "domain"}  # fmt: skip
+
+
+def _domains(n: int, gap: float = 0.06) -> list[tuple[float, float]]:
+    width = (1.0 - gap * (n - 1)) / n
+    return [(i * (width + gap), i * (width + gap) + width) for i in range(n)]
+
+
+def _path(points: Array) -> tuple[list, list]:
+    """Several polylines (m, k, 2) as one trace's x and y, None between them."""
+    xs: list = []
+    ys: list = []
+    for line in points:
+        xs += [*_list(line[:, 0]), None]
+        ys += [*_list(line[:, 1]), None]
+    return xs, ys
+
+
+@dataclass(frozen=True)
+class ScrubPanel:
+    """One denoiser's run for :func:`scrub_figure`.
+
+    Attributes:
+        title: the panel's title.
+        source: ``"exact"`` or ``"learned"`` (its colour).
+        clouds: (F, n, 2) the particles at each frame.
+        trajectories: (m, k, 2) a few particles' whole paths.
+        heads: (F, m, 2) where those particles are at each frame.
+    """
+
+    title: str
+    source: str
+    clouds: Array
+    trajectories: Array
+    heads: Array
+
+
+def scrub_figure(
+    panels: Sequence[ScrubPanel], data: Array, frame_steps: Sequence[int], start: int, *,
+    names: tuple[str, str, str], radius: float = 3.0, play: tuple[str, str] = ("▶", "❚❚"),
+    prefix: str = "t = ", height: int = 460,
+) -> go.Figure:  # fmt: skip
+    """Particles from x_T to x_0 beside each other, scrubbed in the browser.
+
+    Args:
+        panels: one or two :class:`ScrubPanel` with the same number of frames F.
+        data: (n, 2) data points drawn faintly under the particles.
+        frame_steps: (F,) the step t of each frame (T … 0).
+        start: the frame shown first.
+        names: legend names of the data, the particles and the trajectories.
+
+    Traces per panel p (4 each, in order): [4p] data, [4p+1] trajectories (lines),
+    [4p+2] particles, [4p+3] trajectory heads. Each frame (named ``str(t)``) replaces the
+    particles and heads of every panel only.
+    """
+    F = len(frame_steps)
+    if any(len(p.clouds) != F or len(p.heads) != F for p in panels):
+        raise ValueError("every panel needs one cloud and one set of heads per frame")
+    n_panels = len(panels)
+    lay = layout(title="", x="", y="", height=height)
+    del lay["xaxis"], lay["yaxis"]
+    domains = _domains(n_panels)
+    data_traces: list[dict[str, Any]] = []
+    moving: list[int] = []
+    for p, (panel, domain) in enumerate(zip(panels, domains, strict=True)):
+        sfx = str(p + 1) if p else ""
+        _square_axes(lay, sfx, domain, radius)
+        colour = SOURCE_COLOURS.get(panel.source, BLUE)
+        axes = {"xaxis": f"x{sfx}", "yaxis": f"y{sfx}"}
+        tx, ty = _path(panel.trajectories)
+        data_traces += [
+            {"type": "scatter", "x": _list(data[:, 0], 2), "y": _list(data[:, 1], 2),
+             "mode": "markers", "name": names[0], "legendgroup": "data", "showlegend": p == 0,
+             "marker": {"color": "#BBBBBB", "size": 4, "symbol": "circle"},
+             "hoverinfo": "skip", **axes},
+            {"type": "scatter", "x": tx, "y": ty, "mode": "lines", "name": names[2],
+             "legendgroup": "paths", "showlegend": p == 0,
+             "line": {"color": VERMILLION, "width": 1.2, "dash": "solid"}, "opacity": 0.7,
+             "hoverinfo": "skip", **axes},
+            {"type": "scatter", "x": _list(panel.clouds[start, :, 0], 2),
+             "y": _list(panel.clouds[start, :, 1], 2), "mode": "markers",
+             "name": f"{names[1]} ({panel.title})", "marker": {"color": colour, "size": 5,
+             "opacity": 0.75, "symbol": "circle"},
+             "hovertemplate": "(%{x:.2f}, %{y:.2f})<extra></extra>", **axes},
+            {"type": "scatter", "x": _list(panel.heads[start, :, 0], 2),
+             "y": _list(panel.heads[start, :, 1], 2), "mode": "markers", "showlegend": False,
+             "marker": {"color": VERMILLION, "size": 10, "symbol": "diamond",
+                        "line": {"color": "black", "width": 1}},
+             "hoverinfo": "skip", **axes},
+        ]  # fmt: skip
+        moving += [4 * p + 2, 4 * p + 3]
+    lay["annotations"] = panel_titles([p.title for p in panels], [d[0] for d in domains])
+    lay["margin"] = {"l": 40, "r": 15, "t": 70, "b": 120}
+    lay["legend"] = {"orientation": "h", "x": 1.0, "xanchor": "right", "y": 1.08,
+                     "yanchor": "bottom"}  # fmt: skip
+    frames = []
+    for i, t in enumerate(frame_steps):
+        updates = []
+        for panel in panels:
+            updates += [
+                {"type": "scatter", "x": _list(panel.clouds[i, :, 0], 2),
+                 "y": _list(panel.clouds[i, :, 1], 2)},
+                {"type": "scatter", "x": _list(panel.heads[i, :, 0], 2),
+                 "y": _list(panel.heads[i, :, 1], 2)},
+            ]  # fmt: skip
+        frames.append({"name": str(t), "data": updates, "traces": moving})
+    animate = {"mode": "immediate", "frame": {"duration": 0, "redraw": False},
+               "transition": {"duration": 0}}  # fmt: skip
+    lay["sliders"] = [{
+        "active": start, "x": 0.1, "len": 0.9, "y": 0.0, "yanchor": "top",
+        "pad": {"t": 40, "b": 0}, "currentvalue": {"prefix": prefix, "font": {"size": 15}},
+        "font": {"size": 10}, "ticklen": 4,
+        "steps": [{"method": "animate", "label": str(t), "args": [[str(t)], animate]}
+                  for t in frame_steps],
+    }]  # fmt: skip
+    lay["updatemenus"] = [{
+        "type": "buttons", "direction": "left", "showactive": False, "x": 0.0, "y": 0.0,
+        "xanchor": "left", "yanchor": "top", "pad": {"t": 62, "r": 0},
+        "buttons": [
+            {"label": play[0], "method": "animate",
+             "args": [None, {**animate, "frame": {"duration": 150, "redraw": False},
+                             "fromcurrent": True}]},
+            {"label": play[1], "method": "animate", "args": [[None], animate]},
+        ],
+    }]  # fmt: skip
+    return figure(data_traces, lay, frames)
+
+
+@dataclass(frozen=True)
+class FieldPanel:
+    """One denoiser's field for :func:`field_figure`.
+
+    Attributes:
+        title: the panel's title. source: ``"exact"`` or ``"learned"``.
+        starts: (G, 2) the grid points. arrows: (G, 2) the drawn vectors (−ε̂, scaled).
+    """
+
+    title: str
+    source: str
+    starts: Array
+    arrows: Array
+
+
+def field_figure(
+    panels: Sequence[FieldPanel], noisy: Array,
+    density: tuple[Array, Array, Array] | None, *, names: tuple[str, str, str],
+    radius: float = 3.0, height: int = 420,
+) -> go.Figure:  # fmt: skip
+    """The denoising direction −ε̂(x, t) on a grid, over samples of q(x_t).
+
+    Args:
+        panels: one or two :class:`FieldPanel`.
+        noisy: (n, 2) samples of q(x_t) (the data pushed to step t).
+        density: (xs (a,), ys (b,), log q (b, a)) of the exact q(x_t), or ``None``.
+        names: legend names of the samples, the arrows and the contours.
+
+    Traces per panel p: samples, arrows (lines with arrow-head markers), and with a density,
+    the contours last. The layout does not depend on t (only trace data changes).
+    """
+    lay = layout(title="", x="", y="", height=height)
+    del lay["xaxis"], lay["yaxis"]
+    domains = _domains(len(panels))
+    traces: list[dict[str, Any]] = []
+    for p, (panel, domain) in enumerate(zip(panels, domains, strict=True)):
+        sfx = str(p + 1) if p else ""
+        _square_axes(lay, sfx, domain, radius)
+        axes = {"xaxis": f"x{sfx}", "yaxis": f"y{sfx}"}
+        colour = SOURCE_COLOURS.get(panel.source, BLUE)
+        ends = panel.starts + panel.arrows
+        xs, ys, sizes = [], [], []
+        for (x0, y0), (x1, y1) in zip(panel.starts, ends, strict=True):
+            xs += [round(float(x0), 3), round(float(x1), 3), None]
+            ys += [round(float(y0), 3), round(float(y1), 3), None]
+            sizes += [0, 7, 0]
+        traces += [
+            {"type": "scatter", "x": _list(noisy[:, 0], 2), "y": _list(noisy[:, 1], 2),
+             "mode": "markers", "name": names[0], "legendgroup": "noisy", "showlegend": p == 0,
+             "marker": {"color": "#AAAAAA", "size": 4, "symbol": "circle"},
+             "hoverinfo": "skip", **axes},
+            {"type": "scatter", "x": xs, "y": ys, "mode": "lines+markers",
+             "name": f"{names[1]} ({panel.title})",
+             "line": {"color": colour, "width": 1.5, "dash": "solid"},
+             "marker": {"symbol": "arrow", "angleref": "previous", "size": sizes,
+                        "color": colour}, "hoverinfo": "skip", **axes},
+        ]  # fmt: skip
+        if density is not None:
+            gx, gy, log_q = density
+            traces.append(
+                {"type": "contour", "x": _list(gx), "y": _list(gy), "z": _list(log_q, 2),
+                 "contours": {"coloring": "lines", "start": float(np.max(log_q)) - 6.0,
+                              "end": float(np.max(log_q)), "size": 1.0},
+                 "line": {"width": 1}, "colorscale": [[0, "#C7D9EE"], [1, "#08306B"]],
+                 "showscale": False, "name": names[2], "showlegend": p == 0,
+                 "hoverinfo": "skip", **axes}
+            )  # fmt: skip
+    lay["annotations"] = panel_titles([p.title for p in panels], [d[0] for d in domains])
+    lay["margin"] = {"l": 40, "r": 15, "t": 70, "b": 30}
+    lay["legend"] = {"orientation": "h", "x": 1.0, "xanchor": "right", "y": 1.08,
+                     "yanchor": "bottom"}  # fmt: skip
+    return figure(traces, lay)
+
+
+def quality_figure(
+    curves: Sequence[tuple[str, str, Array, Array]], floor: float, *, title: str,
+    x_title: str, y_title: str, floor_name: str, height: int = 380,
+) -> go.Figure:  # fmt: skip
+    """Distance to the data against the number of network calls, log–log.
+
+    Args:
+        curves: (name, source, calls (k,), distances (k,)) per sampler and denoiser; the
+            exact denoiser is drawn solid, the learned one dashed, each sampler its own marker.
+        floor: the distance between two draws of the data of the same size (the noise floor,
+            a horizontal line: no sampler can beat sampling itself).
+    """
+    traces = []
+    symbols = ("circle", "square", "diamond", "triangle-up", "x")
+    samplers: list[str] = []
+    for name, source, calls, dist in curves:
+        base = name.split(" (")[0]
+        if base not in samplers:
+            samplers.append(base)
+        k = samplers.index(base)
+        traces.append(
+            {"type": "scatter", "x": _list(calls, 0), "y": _list(dist, 4),
+             "mode": "lines+markers", "name": name,
+             "line": {"color": PALETTE[k % len(PALETTE)],
+                      "dash": "solid" if source == "exact" else "dash"},
+             "marker": {"symbol": symbols[k % len(symbols)], "size": 8},
+             "hovertemplate": f"{name}<br>%{{x}} calls: %{{y:.4f}}<extra></extra>"}
+        )  # fmt: skip
+    lay = layout(title=title, x=x_title, y=y_title, height=height,
+                 xaxis={"type": "log"}, yaxis={"type": "log"})  # fmt: skip
+    lay["shapes"] = [
+        {
+            "type": "line",
+            "xref": "paper",
+            "x0": 0,
+            "x1": 1,
+            "y0": floor,
+            "y1": floor,
+            "line": {"color": GREY, "dash": "dot", "width": 1.5},
+        }
+    ]
+    lay["annotations"] = [{"text": floor_name, "xref": "paper", "x": 1.0, "xanchor": "right",
+                           "y": float(np.log10(floor)), "yanchor": "bottom", "showarrow": False,
+                           "font": {"size": 11, "color": GREY}}]  # fmt: skip
+    lay["legend"] = {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1.0}
+    lay["margin"] = {"l": 60, "r": 230, "t": 50, "b": 48}
+    return figure(traces, lay)
+
+
+def smooth(losses: Array, width: int = 50) -> Array:
+    """A trailing moving average over ``width`` steps (shorter at the start)."""
+    c = np.cumsum(np.concatenate([[0.0], np.asarray(losses, dtype=float)]))
+    n = np.arange(1, len(losses) + 1)
+    lo = np.maximum(n - width, 0)
+    return (c[n] - c[lo]) / (n - lo)
+
+
+def loss_figure(
+    losses: Array, total_steps: int, *, title: str, x_title: str, y_title: str,
+    names: tuple[str, str], height: int = 300,
+) -> go.Figure:  # fmt: skip
+    """Mini-batch losses (faint) and their moving average, x axis fixed to the whole run.
+
+    At most ~400 points per trace are sent (every k-th step), so a growing curve redrawn
+    during training stays small.
+    """
+    losses = np.asarray(losses, dtype=float)
+    every = max(1, len(losses) // 400)
+    steps = np.arange(1, len(losses) + 1)[::every]
+    traces = [
+        {"type": "scatter", "x": steps.tolist(), "y": _list(losses[::every], 4),
+         "mode": "lines", "name": names[0], "line": {"color": "#9DC3E6", "width": 1}},
+        {"type": "scatter", "x": steps.tolist(), "y": _list(smooth(losses)[::every], 4),
+         "mode": "lines", "name": names[1], "line": {"color": ORANGE, "width": 2.5}},
+    ]  # fmt: skip
+    top = float(np.percentile(losses, 99)) * 1.1 if len(losses) else 1.0
+    lay = layout(title=title, x=x_title, y=y_title, height=height,
+                 xaxis={"range": [0, total_steps]}, yaxis={"range": [0, top]})  # fmt: skip
+    return figure(traces, lay)

@@ -1,0 +1,267 @@
+"""Reverse diffusion: 2-D data generated from noise by the exact ε* of a Gaussian mixture and by
+a small MLP trained live; DDPM, DDIM and the probability-flow ODE; quality against steps."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import streamlit as st
+
+from core import denoiser as dn  # this page shows a torch network (the learned ε_θ)
+from core import diffusion as dif
+from core import reverse as rv
+from core import toydata
+from figures import reverse as figs
+from ui import cache_reverse as cr
+from ui import exercises, kit, perf, tex
+
+DATA = ("mixture", "moons", "swiss_roll", "circle")
+SPREADS = [0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5]
+BALANCES = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
+GRID = np.linspace(-2.4, 2.4, 17)  # where the field's arrows start
+ARROW = 0.9 * (GRID[1] - GRID[0])  # the longest arrow at each t (lengths are relative)
+TOL_W, TOL_MU, TOL_SD = 0.05, 0.05, 0.10  # the mixture badges (σ: relative)
+
+page = kit.Page(
+    "reverse_diffusion",
+    views=("sampling", "field", "quality", "training"),
+    exercise=exercises.reverse_diffusion,
+    code=(rv.gmm_posterior, rv.ddpm_step, rv.ddim_step, rv.ode_step, rv.sample, rv.step_numbers,
+          rv.sliced_wasserstein, rv.mixture_fit, dn.Denoiser.forward, dn.train_denoiser),
+)  # fmt: skip
+
+
+def settings() -> dn.TrainSpec:
+    """The data, seed and target (outside the live parts: a change reruns the page)."""
+    perf.single_threaded_torch()
+    a, b, c, d, e, f, g = st.columns([3, 2, 2, 2, 2, 2, 2])
+    with a:
+        kind = page.selectbox("dataset", DATA, "mixture")
+    spec = rv.DataSpec(kind=kind)
+    if kind == "mixture":
+        with b:
+            layout = page.selectbox("layout", toydata.MIXTURE_LAYOUTS, "ring")
+        with c:
+            k = page.slider("components", 1, 8, 4)
+        with d:
+            spread = page.select_slider("spread", SPREADS, 0.15)
+        with e:
+            balance = page.select_slider("balance", BALANCES, 0.6, help=page.tr("balance_help"))
+        spec = rv.DataSpec("mixture", layout, k, spread, balance)
+    with f:
+        prediction = page.selectbox(
+            "prediction", dn.TRAINABLE, "eps", help=page.tr("prediction_help")
+        )
+    with g:
+        seed = page.seed()
+    return dn.TrainSpec(spec, prediction=prediction, seed=seed)
+
+
+def learned(spec: dn.TrainSpec, offer: bool = True) -> dn.Trained | None:
+    """The trained ε_θ of ``spec`` if cached or shipped; else (``offer``) a button to train it."""
+    hit = cr.cached_denoiser(spec)
+    return hit if hit is not None or not offer else cr.offer_training(spec, page.tr, loss_chart)
+
+
+def loss_chart(losses: np.ndarray) -> figs.go.Figure:
+    return figs.loss_figure(
+        losses, dn.TrainSettings().steps, title=page.tr("loss_title"),
+        x_title=page.tr("step_axis"), y_title=page.tr("loss_axis"),
+        names=(page.tr("loss_raw"), page.tr("loss_smooth")),
+    )  # fmt: skip
+
+
+@page.view("sampling")
+def sampling() -> None:
+    spec = settings()
+    sampling_view(spec, learned(spec))
+
+
+@kit.fragment
+def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
+    """Sampler, steps, η: the particle clouds of both denoisers, scrubbed over t."""
+    s, mix = spec.schedule(), spec.data.mixture()
+    a, b, c = st.columns([3, 2, 2])
+    with a:
+        sampler = page.choice("sampler", rv.SAMPLERS, "ddim")
+    with b:
+        n_steps = s.num_steps if sampler == "ddpm" else page.select_slider("steps", STEPS, 100)
+        if sampler == "ddpm":
+            st.caption(page.tr("ddpm_all_steps", T=s.num_steps))
+    with c:
+        eta = (
+            page.slider("eta", 0.0, 1.0, 0.0, step=0.1, help=page.tr("eta_help"))
+            if sampler == "ddim"
+            else 0.0
+        )
+        variance = (page.choice("variance", ("posterior", "beta"), "posterior")
+                    if sampler == "ddpm" else "posterior")  # fmt: skip
+    runs = {}
+    if mix is not None:
+        runs["exact"] = cr.exact_run(spec, sampler, n_steps, eta, variance)
+    if trained is not None:
+        runs["learned"] = cr.learned_run(spec, sampler, n_steps, eta, variance, trained)
+    if not runs:
+        return
+    first = next(iter(runs.values()))
+    panels = [figs.ScrubPanel(page.tr(f"panel_{k}"), k, r.clouds, r.trajectories, r.heads)
+              for k, r in runs.items()]  # fmt: skip
+    page.chart(figs.scrub_figure(
+        panels, cr.reference_data(spec)[: cr.N_SHOWN], first.frame_steps.tolist(),
+        len(first.frame_steps) - 1, names=(page.tr("data_points"), page.tr("particles"),
+                                           page.tr("paths")), prefix="t = ",
+    ), "scrub_chart")  # fmt: skip
+    source = next(iter(runs))
+    model = cr.eps_model(spec, source, trained)
+    t, t_prev = (int(v) for v in first.steps[:2])
+    x = first.trajectories[:1, 0]  # particle 0 at x_T, (1, 2)
+    eps = model(x, t)
+    n = rv.step_numbers(x, t, t_prev, eps, s, sampler, eta, variance)  # type: ignore[arg-type]
+    x_prev = runs[source].first_step[0]
+    values = dict(t=t, x=tex.vec(x[0]), eps=tex.vec(eps[0]), a=tex.sci(n.alpha_bar, 4),
+                  x0=tex.vec(n.x0[0], 2), x_prev=tex.vec(x_prev), sigma=f"{n.sigma:.4f}",
+                  who=page.tr(f"panel_{source}"))  # fmt: skip
+    checks = []
+    if sampler == "ddpm":
+        name = "ddpm"
+        values |= dict(alpha=tex.sci(s.alphas[t - 1], 6), beta=tex.sci(s.betas[t - 1], 4))
+    else:
+        name = "ddim"
+        values |= dict(t_prev=t_prev, a_prev=tex.sci(n.alpha_bar_prev, 4),
+                       dir=f"{n.direction:.4f}")  # fmt: skip
+        if n.sigma == 0:
+            z = [rng.standard_normal((1, 2)) for rng in np.random.default_rng([9]).spawn(2)]
+            twice = [rv.ddim_step(x, t, t_prev, eps, s, 0.0, zi) for zi in z]
+            checks.append(kit.Check(page.tr("check_deterministic"),
+                                    bool(np.array_equal(*twice))))  # fmt: skip
+            if sampler != "heun":
+                gap = float(np.abs(twice[0][0] - x_prev).max())
+                checks.append(kit.Check(page.tr("check_step"), gap < 1e-9, f"|Δ| = {gap:.0e}"))
+    recombined = math.sqrt(n.alpha_bar) * n.x0 + math.sqrt(1 - n.alpha_bar) * eps
+    checks.append(kit.Check(page.tr("check_recombine"), bool(np.allclose(recombined, x))))
+    if "exact" in runs:
+        fit = rv.mixture_fit(runs["exact"].samples, mix.means, mix.stds, mix.weights)
+        dw = float(np.abs(fit.weights - mix.weights).max())
+        dmu = float(np.nanmax(np.linalg.norm(fit.means - mix.means, axis=1)))
+        sd, sd0 = rv.pooled_std(fit.weights, fit.stds), rv.pooled_std(mix.weights, mix.stds)
+        dsd = abs(sd / sd0 - 1)
+        checks += [
+            kit.Check(page.tr("check_weights", tol=TOL_W), dw <= TOL_W, f"max |Δw| = {dw:.3f}"),
+            kit.Check(page.tr("check_means", tol=TOL_MU), dmu <= TOL_MU,
+                      f"max ‖Δμ‖ = {dmu:.3f}"),
+            kit.Check(page.tr("check_spreads", tol=f"{TOL_SD:.0%}"), dsd <= TOL_SD,
+                      page.tr("spreads", got=f"{sd:.3f}", want=f"{sd0:.3f}")),
+        ]  # fmt: skip
+    caption = page.tr("heun_caption") if sampler == "heun" else None
+    page.formula(name, checks=checks, caption=caption, **values)
+
+
+@page.view("field")
+def field() -> None:
+    spec = settings()
+    field_view(spec, learned(spec, offer=False))
+
+
+@kit.fragment
+def field_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
+    """The t slider: −ε̂ on a grid over samples of q(x_t), and q(x_t)'s contours."""
+    s, mix = spec.schedule(), spec.data.mixture()
+    t = page.slider("t", 1, s.num_steps, 100)
+    a_t = rv.alpha_bar_at(t, s)
+    starts = np.stack(np.meshgrid(GRID, GRID), axis=-1).reshape(-1, 2)
+    sources = [k for k, ok in (("exact", mix is not None), ("learned", trained)) if ok]
+    if not sources:
+        st.info(page.tr("not_trained"), icon=":material/model_training:")
+        return
+    eps = {k: cr.eps_model(spec, k, trained)(starts, t) for k in sources}
+    ref = cr.reference_data(spec)[: cr.N_SHOWN]
+    noisy = dif.q_sample(ref, t, s, np.random.default_rng([spec.seed, 10]).standard_normal(
+        ref.shape))  # fmt: skip
+    density = None
+    if mix is not None:
+        gx, gy, pts = rv.grid(-3.0, 3.0, 81)
+        log_q = rv.gmm_log_density(pts, t, s, mix.means, mix.stds, mix.weights)
+        density = (gx, gy, log_q.reshape(81, 81))
+    scale = ARROW / max([float(np.linalg.norm(e, axis=1).max()) for e in eps.values()] + [1e-12])
+    panels = [figs.FieldPanel(page.tr(f"panel_{k}"), k, starts, -scale * e) for k, e in eps.items()]
+    page.chart(figs.field_figure(
+        panels, noisy, density, names=(page.tr("noisy"), page.tr("arrows"), page.tr("contours")),
+    ), "field_chart")  # fmt: skip
+    x = noisy[:1]
+    e = cr.eps_model(spec, sources[0], trained)(x, t)
+    x0 = rv.to_x0(x, t, e, "eps", s)
+    score = rv.convert(x, t, e, "eps", "score", s)
+    checks = [kit.Check(page.tr("check_recombine"), bool(np.allclose(
+        math.sqrt(a_t) * x0 + math.sqrt(1 - a_t) * e, x)))]  # fmt: skip
+    if mix is not None:  # the score against central differences of log q_t
+        fd = rv.gmm_score_by_differences(x, t, s, mix.means, mix.stds, mix.weights)
+        gap = float(np.abs(fd - score).max() / max(1.0, np.abs(score).max()))
+        checks.append(kit.Check(page.tr("check_score_fd"), gap < 1e-5, f"|Δ| = {gap:.0e}"))
+    if len(eps) == 2:  # on samples of q(x_t), where the network was trained
+        on = [cr.eps_model(spec, k, trained)(noisy, t) for k in sources]
+        err = float(np.sqrt(np.mean(np.sum((on[0] - on[1]) ** 2, axis=1))))
+        checks.append(kit.Check(page.tr("check_learned_close"), err < 0.5, f"RMS = {err:.3f}"))
+    page.formula("x0", checks=checks, t=t, a=tex.sci(a_t, 4), x=tex.vec(x[0]),
+                 eps=tex.vec(e[0]), x0=tex.vec(x0[0], 2), score=tex.vec(score[0], 2),
+                 who=page.tr(f"panel_{sources[0]}"))  # fmt: skip
+
+
+@page.view("quality")
+def quality() -> None:
+    spec = settings()
+    trained = learned(spec, offer=False)
+    q = {}
+    with st.spinner(page.tr("computing")):
+        if spec.data.mixture() is not None:
+            q["exact"] = cr.exact_quality(spec)
+        if trained is not None:
+            q["learned"] = cr.learned_quality(spec, trained)
+    if not q:
+        st.info(page.tr("not_trained"), icon=":material/model_training:")
+        return
+    curves = [(f"{page.tr(f'q_{name}')} ({page.tr(f'panel_{k}')})", k, calls, d)
+              for k, r in q.items() for name, calls, d in r.curves]  # fmt: skip
+    floor = next(iter(q.values())).floor
+    page.chart(figs.quality_figure(
+        curves, floor, title=page.tr("quality_title"), x_title=page.tr("calls_axis"),
+        y_title=page.tr("distance_axis"), floor_name=page.tr("floor"),
+    ), "quality_chart")  # fmt: skip
+    k, r = next(iter(q.items()))
+    d = {name: dist for name, _, dist in r.curves}
+    i10 = cr.QUALITY_STEPS.index(10)
+    page.formula(
+        "quality", who=page.tr(f"panel_{k}"), eta0=f"{d['ddim_eta0'][i10]:.4f}",
+        eta1=f"{d['ddim_eta1'][i10]:.4f}", one=f"{d['ddim_eta0'][0]:.3f}",
+        hundred=f"{d['ddim_eta0'][-1]:.4f}", ddpm=f"{d['ddpm'][0]:.4f}", floor=f"{floor:.4f}",
+        checks=[
+            kit.Check(page.tr("check_ddpm_floor"), d["ddpm"][0] <= 1.5 * floor,
+                      f"{d['ddpm'][0] / floor:.2f}×"),
+            kit.Check(page.tr("check_eta"), d["ddim_eta0"][i10] <= d["ddim_eta1"][i10]),
+            kit.Check(page.tr("check_more_steps"), d["ddim_eta0"][-1] < d["ddim_eta0"][0]),
+        ],
+    )  # fmt: skip
+
+
+@page.view("training")
+def training() -> None:
+    spec = settings()
+    trained = learned(spec)
+    if trained is None:
+        return
+    page.chart(loss_chart(trained.losses), "loss_chart")
+    st.caption(page.tr("trained_in", s=f"{trained.seconds:.1f}") if trained.seconds
+               else page.tr("shipped"))  # fmt: skip
+    last = float(trained.losses[-200:].mean())
+    best = cr.minimum_loss(spec)
+    checks = [kit.Check(page.tr("check_loss_falls"), last < float(trained.losses[:50].mean()))]
+    if best is not None:
+        checks.append(kit.Check(page.tr("check_min_loss"), last <= 1.05 * best,
+                                f"{last:.4f} / {best:.4f} = {last / best:.3f}"))  # fmt: skip
+    page.formula("loss", checks=checks, target=page.tr(f"target_{spec.prediction}"),
+                 last=f"{last:.4f}", best="?" if best is None else f"{best:.4f}",
+                 steps=tex.num(trained.settings.steps), batch=trained.settings.batch)  # fmt: skip
+
+
+page.run()

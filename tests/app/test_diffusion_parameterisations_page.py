@@ -1,0 +1,150 @@
+"""The parameterisation page, driven through AppTest by widget keys; its exercise checked
+against answers computed independently from the question's own numbers."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from core import snr_schedules as snr
+from tests.app.conftest import latex, open_page
+from ui import exercises, i18n
+
+PAGE = "diffusion_parameterisations.py"
+C = "diffusion_parameterisations"
+
+
+def value_after(tex: str, name: str) -> float:
+    """The number after ``name =`` in the formula."""
+    m = re.search(re.escape(name) + r" = (-?[\d.]+)", tex)
+    assert m, f"{name} not in {tex}"
+    return float(m.group(1))
+
+
+@pytest.mark.parametrize("view", ["predictions", "weights", "schedules", "leak"])
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_every_view_draws_with_green_badges(view, lang):
+    at = open_page(PAGE, {f"{C}_view": view, "lang": lang})
+    assert not at.exception and not at.error
+    tex = latex(at)
+    assert ":green-badge[" in tex and ":red-badge[" not in tex
+
+
+def test_predictions_show_the_numbers_of_core():
+    at = open_page(PAGE)
+    at.slider(key=f"{C}_t").set_value(250).run()
+    at.select_slider(key=f"{C}_x0").set_value(-0.7).run()
+    at.select_slider(key=f"{C}_eps").set_value(1.3).run()
+    assert not at.exception and not at.error
+    tex = latex(at)
+    a = float(snr.named_schedule("linear").alpha_bars[249])
+    truth = snr.targets(np.array([-0.7]), np.array([1.3]), a)
+    assert f"t = 250:\\ \\bar\\alpha_t = {a:.6f}" in tex
+    assert f"= {truth.x_t[0]:.4f}\\\\" in tex and f"= {truth.v[0]:.4f}," in tex
+    assert "12 pairs" in tex and ":red-badge[" not in tex
+    assert at.query_params[f"{C}_t"] == "250" and at.query_params[f"{C}_x0"] == "-0.7"
+
+
+def test_zero_terminal_snr_at_T_leaves_four_conversions_undefined():
+    at = open_page(PAGE)
+    at.toggle(key=f"{C}_zero_snr").set_value(True).run()
+    at.slider(key=f"{C}_t").set_value(1000).run()
+    assert not at.exception and not at.error
+    tex = latex(at)
+    assert "\\bar\\alpha_t = 0.000000" in tex
+    assert "8 pairs" in tex and "4 pairs" in tex and ":red-badge[" not in tex
+    # v = −x₀ when ᾱ = 0 (default x₀ = 1)
+    assert value_after(tex, "0.0000\\cdot(-0.5) - 1.0000\\cdot1") == -1.0
+
+
+@pytest.mark.parametrize("name", ["linear", "cosine", "stable_diffusion"])
+def test_weights_view_reports_snr_of_the_schedule(name):
+    at = open_page(PAGE, {f"{C}_view": "weights", f"{C}_schedule": name})
+    at.slider(key=f"{C}_weights_t").set_value(30).run()
+    assert not at.exception and not at.error
+    a = float(snr.named_schedule(name).alpha_bars[29])
+    tex = latex(at)
+    shown = re.search(r"\\mathrm{SNR}_t = \\frac{\\bar\\alpha_t}{1-\\bar\\alpha_t} = ([\d.]+)", tex)
+    assert shown and math.isclose(float(shown.group(1)), a / (1 - a), rel_tol=1e-3)
+    assert ":red-badge[" not in tex
+
+
+def test_schedules_view_shifts_by_two_log_s():
+    at = open_page(PAGE, {f"{C}_view": "schedules"})
+    at.select_slider(key=f"{C}_resolution").set_value(512).run()
+    assert not at.exception and not at.error
+    tex = latex(at)
+    assert f"- {2 * math.log(8):.3f}" in tex and "s = 8" in tex
+    assert f"{snr.log_snr(snr.named_schedule('cosine'))[-1]:.2f}" in tex
+    assert ":red-badge[" not in tex
+
+
+@pytest.mark.parametrize("block", [1, 32])
+def test_leak_view_counts_the_block_means(block):
+    at = open_page(PAGE, {f"{C}_view": "leak", f"{C}_image": "shapes"})
+    at.select_slider(key=f"{C}_block").set_value(block).run()
+    assert not at.exception and not at.error
+    tex = latex(at)
+    assert f"b = {block}:" in tex and f"(n = {(128 // block) ** 2 * 3})" in tex
+    assert ":red-badge[" not in tex
+
+
+# ---- the exercise: answers from the question's own numbers --------------------------------
+
+
+@pytest.fixture
+def english(monkeypatch):
+    monkeypatch.setattr(i18n, "current_lang", lambda: "en")
+
+
+def numbers(text: str) -> list[float]:
+    return [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", text.replace("−", "-"))]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_exercise_answers_follow_from_the_question(seed, english):
+    ex = exercises.diffusion_parameterisations(np.random.default_rng(seed))
+    q = ex.question
+    a = float(re.search(r"ᾱₜ = (\d+\.\d+)", q).group(1))
+    assert 0.05 < a < 0.95
+    if "v̂" in q:
+        x_t = numbers(q.split("xₜ = ")[1])[0]
+        v = numbers(q.split("v̂ = ")[1])[0]
+        expected = math.sqrt(a) * x_t - math.sqrt(1 - a) * v  # rotate back
+    elif "ε̂ =" in q:
+        x_t = numbers(q.split("xₜ = ")[1])[0]
+        e = numbers(q.split("ε̂ = ")[1])[0]
+        expected = (x_t - math.sqrt(1 - a) * e) / math.sqrt(a)
+    else:
+        expected = a / (1 - a)
+    assert ex.is_right(expected), (q, ex.answer, expected)
+    assert not ex.is_right(expected + 0.1 + 0.05 * abs(expected))
+
+
+def test_exercise_draws_every_kind(english):
+    kinds = set()
+    for seed in range(60):
+        q = exercises.diffusion_parameterisations(np.random.default_rng(seed)).question
+        kinds.add("v" if "v̂" in q else "eps" if "ε̂ =" in q else "weight")
+    assert kinds == {"v", "eps", "weight"}
+
+
+def test_exercise_opens_on_the_page():
+    at = open_page(PAGE, {f"{C}_ex": "7"})
+    box = next(e for e in at.expander if e.key == f"{C}_ex_box")
+    assert box is not None and not at.exception
+
+
+def test_the_weights_derivation_opens_with_its_steps():
+    at = open_page(PAGE, {f"{C}_view": "weights"})
+    key = f"{C}_weights_derivation"
+    assert key in {e.key for e in at.expander}
+    assert not any("1. Fix xₜ." in m.value for m in at.markdown), "lazy: not sent while closed"
+    at.session_state[key] = True
+    at.run()
+    assert not at.exception and not at.error
+    body = " ".join(m.value for m in at.markdown)
+    assert "Fix xₜ." in body and "5. For the score" in body

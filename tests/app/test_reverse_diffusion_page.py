@@ -1,0 +1,168 @@
+"""The reverse-diffusion page, driven through AppTest by widget keys; numbers, not wording.
+
+The exercise is checked here too, against a computation from the numbers in its question
+(plain closed forms, not ``core.reverse``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from tests.app.conftest import latex, open_page
+from ui import exercises, i18n
+
+PAGE = "reverse_diffusion.py"
+C = "reverse_diffusion"
+
+
+def ok(at) -> None:
+    assert not at.exception and not at.error, (at.exception, at.error)
+
+
+def number_after(pattern: str, text: str) -> float:
+    m = re.search(pattern + r"\s*=?\s*(-?[\d.]+)", text)
+    assert m, f"{pattern!r} not in {text[:400]!r}"
+    return float(m[1])
+
+
+def test_default_view_samples_with_both_denoisers_and_every_badge_holds():
+    at = open_page(PAGE)
+    ok(at)
+    text = latex(at)
+    assert "t = 1000 \\to t' = 990" in text  # 100 evenly spaced steps from T = 1000
+    assert "σ = 0" in text and "|Δ| = 0e+00" in text  # η = 0: formula = the sampler's step
+    assert ":red-badge[" not in text and text.count(":green-badge[") == 6
+    dw = number_after(r"max \|Δw\|", text)
+    assert 0 <= dw <= 0.05
+    chart = at.get("plotly_chart")[0].proto.spec
+    assert chart.count('"frames"') == 1 and "exact" in chart and "learned" in chart
+
+
+def test_fewer_steps_jump_further_and_stay_deterministic():
+    at = open_page(PAGE)
+    at.select_slider(key=f"{C}_steps").set_value(10).run()
+    ok(at)
+    assert "t = 1000 \\to t' = 900" in latex(at)
+    assert at.query_params[f"{C}_steps"] == "10"
+    assert "|Δ| = 0e+00" in latex(at)
+
+
+def test_ddim_with_eta_adds_noise_of_the_right_size():
+    at = open_page(PAGE, {f"{C}_eta": "1.0", f"{C}_steps": "1000"})
+    ok(at)
+    text = latex(at)
+    # η = 1 with one step per t is DDPM's σ_t² = β̃_t: at t = T, √β̃ ≈ √β_T = √0.02
+    sigma = number_after(r"\\sigma", text)
+    assert sigma == pytest.approx(math.sqrt(0.02), abs=2e-3)
+    assert "|Δ| = 0e+00" not in text  # no determinism badge with noise
+
+
+@pytest.mark.parametrize(("variance", "sigma"), [("posterior", 0.1414), ("beta", 0.1414)])
+def test_ddpm_takes_every_step_with_either_variance(variance, sigma):
+    at = open_page(PAGE, {f"{C}_sampler": "ddpm", f"{C}_variance": variance})
+    ok(at)
+    text = latex(at)
+    assert "x_{t-1}" in text and "t = 1000" in text
+    assert number_after(r"\\sigma_t", text) == pytest.approx(sigma, abs=1e-4)
+    assert ":red-badge[" not in text
+
+
+def test_the_field_has_the_exact_score_at_every_t():
+    at = open_page(PAGE, {f"{C}_view": "field"})
+    ok(at)
+    for t in (1, 50, 1000):
+        at.slider(key=f"{C}_t").set_value(t).run()
+        ok(at)
+        text = latex(at)
+        assert f"t = {t}," in text
+        gap = float(re.search(r"finite differences — \|Δ\| = ([\d.e+-]+)", text)[1])
+        assert gap < 1e-5
+
+
+def test_a_shape_has_no_exact_denoiser_and_offers_training():
+    at = open_page(PAGE, {f"{C}_dataset": "moons", f"{C}_seed": "4321"})
+    ok(at)
+    assert at.button(key=f"{C}_train") is not None
+    assert not at.get("plotly_chart")  # nothing to sample with yet
+
+
+def test_training_view_of_the_defaults_shows_the_shipped_curve_near_the_best_loss():
+    at = open_page(PAGE, {f"{C}_view": "training"})
+    ok(at)
+    text = latex(at)
+    last, best = (float(v) for v in re.search(r"— ([\d.]+) / ([\d.]+) =", text).groups())
+    assert best <= last <= 1.05 * best
+    assert ":red-badge[" not in text
+
+
+def test_training_a_new_setting_trains_once_and_then_is_cached():
+    query = {f"{C}_view": "training", f"{C}_dataset": "circle", f"{C}_seed": "77"}
+    at = open_page(PAGE, query)
+    ok(at)
+    at.button(key=f"{C}_train").click().run()
+    ok(at)
+    assert at.get("plotly_chart"), "the loss curve after training"
+    assert ":green-badge[✓ the loss falls]" in latex(at)
+    again = open_page(PAGE, query)  # another session: the cache has it
+    ok(again)
+    assert again.get("plotly_chart") and latex(again)
+    for view in ("sampling", "field", "quality"):  # only the learned denoiser: no exact ε*
+        shown = open_page(PAGE, {**query, f"{C}_view": view})
+        ok(shown)
+        assert len(shown.get("plotly_chart")) == 1 and "learned" in latex(shown)
+        assert "exact" not in shown.get("plotly_chart")[0].proto.spec
+
+
+def test_bad_url_parameters_fall_back_with_a_notice():
+    at = open_page(PAGE, {f"{C}_steps": "7", f"{C}_eta": "nan", f"{C}_dataset": "__import__"})
+    ok(at)
+    assert at.select_slider(key=f"{C}_steps").value == 100
+    notice = " ".join(c.value for c in at.caption)
+    assert f"{C}_steps" in notice and f"{C}_dataset" in notice
+
+
+# ---- the exercise, against closed forms read from the question ------------------------------
+def nums(text: str) -> list[float]:
+    return [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", text.replace("−", "-"))]
+
+
+def oracle(q: str) -> float:
+    a = float(re.search(r"ᾱₜ = (\d+(?:\.\d+)?(?:e-?\d+)?)", q.replace("−", "-"))[1])
+    x = float(re.search(r"xₜ = (-?\d+(?:\.\d+)?)", q.replace("−", "-"))[1])
+    if "N(" in q:  # x_0 ~ N(μ, σ²): E[ε | x_t] = √(1−ᾱ)(x_t − √ᾱ μ)/(ᾱσ² + 1 − ᾱ)
+        mu, s = nums(re.search(r"N\(([^)]*)\)", q)[1])[:2]
+        return math.sqrt(1 - a) * (x - math.sqrt(a) * mu) / (a * s * s + 1 - a)
+    eps = float(re.search(r"ε̂ = (-?\d+(?:\.\d+)?)", q.replace("−", "-"))[1])
+    x0 = (x - math.sqrt(1 - a) * eps) / math.sqrt(a)
+    if "DDIM" not in q:
+        return x0
+    ap = float(re.search(r"ᾱₜ′ = (\d+(?:\.\d+)?(?:e-?\d+)?)", q.replace("−", "-"))[1])
+    return math.sqrt(ap) * x0 + math.sqrt(1 - ap) * eps
+
+
+def test_the_exercise_matches_closed_forms_and_varies(monkeypatch):
+    monkeypatch.setattr(i18n, "current_lang", lambda: "en")
+    made = [exercises.reverse_diffusion(np.random.default_rng(seed)) for seed in range(60)]
+    for ex in made:
+        expected = oracle(ex.question)
+        assert ex.is_right(expected), (ex.question, ex.answer, expected)
+        assert not ex.is_right(expected + 10 * ex.tolerance + 1)
+        assert (
+            "$" not in ex.question + ex.explanation and "reverse_diffusion.ex_" not in ex.question
+        )
+    assert len({("DDIM" in ex.question, "N(" in ex.question) for ex in made}) == 3
+    assert len({ex.question for ex in made}) >= 50
+    assert exercises.reverse_diffusion(np.random.default_rng(3)) == exercises.reverse_diffusion(
+        np.random.default_rng(3)
+    )
+
+
+@pytest.mark.parametrize("view", ["field", "quality", "training"])
+def test_every_view_of_an_untrained_shape_says_so_without_an_error(view):
+    at = open_page(PAGE, {f"{C}_view": view, f"{C}_dataset": "swiss_roll", f"{C}_seed": "9876"})
+    ok(at)
+    assert at.info, "a notice that the network is not trained yet"

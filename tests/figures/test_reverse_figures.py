@@ -1,0 +1,95 @@
+"""figures.reverse: trace types and counts, frame contents, data on the figure object, and
+full Plotly validation of every builder's output."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from figures import reverse as figs
+from tests.figures.validation import assert_valid_plotly
+
+rng = np.random.default_rng(0)
+F, N, M, K = 5, 30, 3, 12
+
+
+def panel(source: str) -> figs.ScrubPanel:
+    clouds, paths, heads = (
+        rng.standard_normal(shape) for shape in ((F, N, 2), (M, K, 2), (F, M, 2))
+    )
+    return figs.ScrubPanel(source, source, clouds, paths, heads)
+
+
+@pytest.mark.parametrize("sources", [("exact", "learned"), ("learned",)])
+def test_scrub_figure_has_four_traces_a_panel_and_one_frame_a_step(sources):
+    panels = [panel(s) for s in sources]
+    data = rng.standard_normal((40, 2))
+    steps = [1000, 700, 300, 50, 0]
+    fig = figs.scrub_figure(panels, data, steps, 2, names=("data", "particles", "paths"))
+    assert_valid_plotly(fig)
+    assert len(fig.data) == 4 * len(panels)
+    assert [f.name for f in fig.frames] == [str(t) for t in steps]
+    moving = [i for p in range(len(panels)) for i in (4 * p + 2, 4 * p + 3)]
+    assert all(list(f.traces) == moving for f in fig.frames)
+    for p, pan in enumerate(panels):
+        particles = fig.data[4 * p + 2]
+        assert np.allclose(particles.x, np.round(pan.clouds[2, :, 0], 2))
+        frame = fig.frames[4].data[2 * p]
+        assert np.allclose(frame.y, np.round(pan.clouds[4, :, 1], 2))
+        lines = fig.data[4 * p + 1]
+        assert sum(v is None for v in lines.x) == M  # one break after each trajectory
+    steps_shown = [s.label for s in fig.layout.sliders[0].steps]
+    assert steps_shown == [str(t) for t in steps] and fig.layout.sliders[0].active == 2
+
+
+def test_scrub_figure_refuses_panels_with_other_frame_counts():
+    bad = figs.ScrubPanel("x", "exact", np.zeros((F + 1, N, 2)), np.zeros((M, K, 2)),
+                          np.zeros((F, M, 2)))  # fmt: skip
+    with pytest.raises(ValueError, match="frame"):
+        figs.scrub_figure([bad], np.zeros((3, 2)), list(range(F)), 0, names=("a", "b", "c"))
+
+
+@pytest.mark.parametrize("with_density", [True, False])
+def test_field_figure_draws_one_arrow_per_grid_point(with_density):
+    G = 9
+    starts = rng.standard_normal((G, 2))
+    arrows = 0.1 * rng.standard_normal((G, 2))
+    panels = [figs.FieldPanel("exact", "exact", starts, arrows),
+              figs.FieldPanel("learned", "learned", starts, -arrows)]  # fmt: skip
+    axis = np.linspace(-3, 3, 7)
+    density = (axis, axis, -np.add.outer(axis**2, axis**2)) if with_density else None
+    fig = figs.field_figure(panels, rng.standard_normal((20, 2)), density,
+                            names=("q(x_t)", "−ε̂", "log q"))  # fmt: skip
+    assert_valid_plotly(fig)
+    per_panel = 3 if with_density else 2
+    assert len(fig.data) == 2 * per_panel
+    arrows_trace = fig.data[1]
+    assert arrows_trace.mode == "lines+markers" and arrows_trace.marker.symbol == "arrow"
+    xs = np.array([v for v in arrows_trace.x if v is not None]).reshape(G, 2)
+    assert np.allclose(xs[:, 1] - xs[:, 0], np.round(starts[:, 0] + arrows[:, 0], 3)
+                       - np.round(starts[:, 0], 3))  # fmt: skip
+    if with_density:
+        assert fig.data[2].type == "contour"
+
+
+def test_quality_figure_is_log_log_with_a_floor_line():
+    curves = [("ddim", "exact", np.array([1, 10, 100]), np.array([0.5, 0.1, 0.03])),
+              ("ddim (learned)", "learned", np.array([1, 10, 100]), np.array([0.6, 0.2, 0.05])),
+              ("heun", "exact", np.array([1, 19, 199]), np.array([0.4, 0.05, 0.03]))]  # fmt: skip
+    fig = figs.quality_figure(curves, 0.025, title="", x_title="calls", y_title="SW",
+                              floor_name="floor")  # fmt: skip
+    assert_valid_plotly(fig)
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    assert fig.layout.shapes[0].y0 == 0.025
+    assert [d.line.dash for d in fig.data] == ["solid", "dash", "solid"]
+    assert fig.data[0].line.color == fig.data[1].line.color != fig.data[2].line.color
+
+
+def test_loss_figure_smooths_and_thins_long_runs():
+    losses = np.abs(rng.standard_normal(2000))
+    fig = figs.loss_figure(losses, 2000, title="", x_title="step", y_title="loss",
+                           names=("batch", "mean"))  # fmt: skip
+    assert_valid_plotly(fig)
+    assert len(fig.data[0].x) <= 400 and fig.layout.xaxis.range == (0, 2000)
+    assert np.allclose(figs.smooth(np.ones(10), 3), 1.0)
+    assert np.allclose(figs.smooth(np.arange(1.0, 5.0), 2), [1.0, 1.5, 2.5, 3.5])

@@ -1,0 +1,277 @@
+"""Cached work of the reverse-diffusion pages: sampler runs, quality curves, trained denoisers.
+
+Every cache is bounded (``max_entries``). torch is imported only inside the functions that
+train or run a learned denoiser, so the parameterisation page (exact formulas only) never
+loads it.
+
+Trained denoisers are cached by :class:`core.denoiser.TrainSpec` (data, schedule,
+target, seed): a class with the same settings trains once. The page's default spec is read
+from ``assets/models/reverse_default.npz`` (made by ``assets/models/make_reverse_weights.py``).
+Training shows its progress, so it cannot run inside ``st.cache_data`` (whose replay would
+re-send every progress message on each hit); :func:`cached_denoiser` looks the cache up
+without training, and :func:`train` trains and then stores the result with the public
+``st.cache_data`` API. Training runs in a child process, one spec at a time
+(``ui.training_worker``): it never holds the server's GIL, and a class pressing "train"
+together queues up on one core, leaving the other to everyone's pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import streamlit as st
+
+from core import reverse as rv
+from core.arrays import Array, IntArray
+from ui.registry import ROOT
+from ui.training_worker import TrainingWorker
+
+if TYPE_CHECKING:  # torch stays unimported until a learned denoiser is needed
+    from core.denoiser import Trained, TrainSpec
+
+DEFAULT_WEIGHTS = ROOT / "assets" / "models" / "reverse_default.npz"
+N_PARTICLES = 2000  # particles per run: enough for the weight badge (SE ≈ 0.011)
+N_SHOWN = 200  # of them, drawn in the scrub figure (≤ 200 KB a step with two panels)
+N_FRAMES = 25  # scrub frames
+N_TRAJECTORIES = 6
+TRAJECTORY_POINTS = 80
+QUALITY_STEPS = (1, 2, 5, 10, 20, 50, 100)  # S for the quality curves (plus DDPM at T)
+N_QUALITY = 1000  # samples per point of the quality curves
+N_REFERENCE = 5000  # data points the samples are compared with
+
+
+# ---- trained denoisers ----------------------------------------------------------------------
+@st.cache_data(max_entries=1, show_spinner=False)
+def default_denoiser() -> Trained:
+    """The shipped weights of the default spec (``ValueError`` if the file is out of date)."""
+    from core import denoiser as dn
+
+    with np.load(DEFAULT_WEIGHTS) as arrays:
+        return dn.read_weights(dict(arrays), dn.TrainSpec())
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _trained(spec: TrainSpec, _result: Trained | None = None) -> Trained | None:
+    """The cache itself: returns what it was first given for ``spec`` (``None``: nothing)."""
+    return _result
+
+
+def cached_denoiser(spec: TrainSpec) -> Trained | None:
+    """The trained denoiser of ``spec`` if one is cached (or shipped), without training."""
+    from core import denoiser as dn
+
+    if spec == dn.TrainSpec():
+        return default_denoiser()
+    hit = _trained(spec)
+    if hit is None:
+        _trained.clear(spec)  # forget the empty look-up: the next training stores its result
+    return hit
+
+
+@st.cache_resource(show_spinner=False)
+def _worker() -> TrainingWorker:
+    """The process that trains, one spec at a time (shared by every session)."""
+    return TrainingWorker()
+
+
+def train(
+    spec: TrainSpec, on_progress: Callable[[int, Array], None] | None = None,
+    on_wait: Callable[[], None] | None = None,
+) -> Trained:  # fmt: skip
+    """Train ``spec``'s denoiser now, in the training process, cache it and return it.
+
+    Args:
+        on_progress: ``(steps done, losses so far)`` every 100 steps.
+        on_wait: called once if another session's training must finish first.
+    """
+
+    def keep(result: Trained) -> Trained:
+        _trained.clear(spec)  # a look-up may have cached "nothing" meanwhile
+        return _trained(spec, result) or result
+
+    hit = cached_denoiser(spec)
+    if hit is not None:
+        return hit
+    return _worker().train(spec, on_progress, on_wait, keep, lambda: cached_denoiser(spec))
+
+
+def offer_training(
+    spec: TrainSpec, words: Callable[..., str], chart: Callable[[Array], Any]
+) -> Trained | None:
+    """A notice and a "train" button; when pressed, train with a progress bar and the loss
+    curve growing (``chart(losses)`` makes its figure), then rerun the page.
+
+    ``words(name)`` gives the page's strings ``not_trained``, ``train``, ``training``,
+    ``waiting`` and ``train_failed``. Returns ``None`` (nothing trained yet, or it failed).
+    """
+    from core import denoiser as dn
+
+    st.info(words("not_trained"), icon=":material/model_training:")
+    if not st.button(words("train"), key="reverse_diffusion_train", icon=":material/play_arrow:"):
+        return None
+    bar, plot = st.progress(0.0, words("training")), st.empty()
+
+    def progress(done: int, losses: Array) -> None:
+        bar.progress(done / dn.TrainSettings().steps, words("training"))
+        plot.plotly_chart(chart(losses), width="stretch", theme=None)
+
+    try:
+        train(spec, progress, lambda: st.toast(words("waiting")))
+    except RuntimeError as err:  # the training process failed: say so, keep the page
+        st.error(words("train_failed", message=str(err)), icon=":material/error:")
+        return None
+    st.rerun()
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _learned_model(spec: TrainSpec, _trained: Trained) -> rv.EpsModel:
+    """ε̂(x, t) of the trained denoiser (a torch module in eval mode: shared, never changed)."""
+    from core import denoiser as dn
+    from ui.perf import single_threaded_torch
+
+    single_threaded_torch()
+    return dn.eps_model(_trained, spec.schedule())
+
+
+def eps_model(spec: TrainSpec, source: str, trained: Trained | None = None) -> rv.EpsModel:
+    """The exact ε* of the spec's mixture (``source="exact"``) or its learned ε_θ."""
+    if source == "exact":
+        mix = spec.data.mixture()
+        if mix is None:
+            raise ValueError("only a Gaussian mixture has an exact ε*")
+        return rv.gmm_eps_model(spec.schedule(), mix.means, mix.stds, mix.weights)
+    if trained is None:
+        raise ValueError("train the network first")
+    return _learned_model(spec, trained)
+
+
+def _exact_key(spec: TrainSpec) -> TrainSpec:
+    """The exact denoiser does not depend on what a network would predict."""
+    return replace(spec, prediction="eps")
+
+
+# ---- sampler runs ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RunSummary:
+    """What the page shows of one sampler run (small: the full path stays on the server).
+
+    Attributes:
+        steps: (S + 1,) the steps visited, T … 0.
+        frame_steps: (F,) the steps of the scrub frames.
+        clouds: (F, N_SHOWN, 2) the shown particles at each frame.
+        trajectories: (m, ≤ TRAJECTORY_POINTS, 2) a few particles' paths.
+        heads: (F, m, 2) those particles at each frame.
+        samples: (N_PARTICLES, 2) where every particle ended.
+        evaluations: network calls.
+        first_step: (m, 2) the trajectories' particles after the first step (T → steps[1]).
+    """
+
+    steps: IntArray
+    frame_steps: IntArray
+    clouds: Array
+    trajectories: Array
+    heads: Array
+    samples: Array
+    evaluations: int
+    first_step: Array
+
+
+def _summary(run: rv.SampleRun) -> RunSummary:
+    frames = rv.frame_indices(len(run.steps), N_FRAMES)
+    along = np.unique(np.round(np.linspace(0, len(run.steps) - 1, TRAJECTORY_POINTS)).astype(int))
+    m = N_TRAJECTORIES
+    return RunSummary(
+        run.steps, run.steps[frames], run.path[frames, :N_SHOWN],
+        run.path[along, :m].transpose(1, 0, 2), run.path[frames, :m], run.path[-1],
+        run.evaluations, run.path[1, :m],
+    )  # fmt: skip
+
+
+def _start_noise(seed: int, n: int) -> Array:
+    return np.random.default_rng([seed, 2]).standard_normal((n, 2))
+
+
+def _run(spec: TrainSpec, source: str, sampler: str, n_steps: int, eta: float,
+         variance: str, trained: Trained | None) -> RunSummary:  # fmt: skip
+    model = eps_model(spec, source, trained)
+    run = rv.sample(_start_noise(spec.seed, N_PARTICLES), model, spec.schedule(), sampler,  # type: ignore[arg-type]
+                    n_steps, np.random.default_rng([spec.seed, 3]), eta=eta,
+                    variance=variance)  # type: ignore[arg-type]  # fmt: skip
+    return _summary(run)
+
+
+@st.cache_data(max_entries=24, show_spinner=False)
+def exact_run(spec: TrainSpec, sampler: str, n_steps: int, eta: float, variance: str
+              ) -> RunSummary:  # fmt: skip
+    """A run of ``sampler`` with the exact ε* of the spec's mixture."""
+    return _run(_exact_key(spec), "exact", sampler, n_steps, eta, variance, None)
+
+
+@st.cache_data(max_entries=24, show_spinner=False)
+def learned_run(spec: TrainSpec, sampler: str, n_steps: int, eta: float, variance: str,
+                _trained: Trained) -> RunSummary:  # fmt: skip
+    """A run of ``sampler`` with the spec's trained denoiser (same start noise as exact)."""
+    return _run(spec, "learned", sampler, n_steps, eta, variance, _trained)
+
+
+# ---- quality against the number of steps ----------------------------------------------------
+@dataclass(frozen=True)
+class Quality:
+    """Sliced W₁ to the data per sampler: ``curves`` of (sampler, calls (k,), distance (k,)),
+    and ``floor``, the distance between two draws of the data of the same size."""
+
+    curves: tuple[tuple[str, IntArray, Array], ...]
+    floor: float
+
+
+def reference_data(spec: TrainSpec) -> Array:
+    """N_REFERENCE fresh data points the samples are compared with."""
+    return spec.data.sample(N_REFERENCE, np.random.default_rng([spec.seed, 4]))
+
+
+def _quality(spec: TrainSpec, model: rv.EpsModel) -> Quality:
+    s = spec.schedule()
+    T = s.num_steps
+    ref = reference_data(spec)
+    x_T = np.random.default_rng([spec.seed, 5]).standard_normal((N_QUALITY, 2))
+    counts = [S for S in QUALITY_STEPS if S <= T]
+    curves = []
+    for sampler, eta in (("ddim", 0.0), ("ddim", 1.0), ("heun", 0.0)):
+        calls, dist = [], []
+        for S in counts:
+            run = rv.sample(x_T, model, s, sampler, S, np.random.default_rng([spec.seed, 6, S]),  # type: ignore[arg-type]
+                            eta=eta)  # fmt: skip
+            calls.append(run.evaluations)
+            dist.append(rv.sliced_wasserstein(run.path[-1], ref))
+        name = f"{sampler}_eta{eta:g}" if sampler == "ddim" else sampler
+        curves.append((name, np.array(calls), np.array(dist)))
+    ddpm = rv.sample(x_T, model, s, "ddpm", T, np.random.default_rng([spec.seed, 7]))
+    curves.append(("ddpm", np.array([T]), np.array([rv.sliced_wasserstein(ddpm.path[-1], ref)])))
+    other = spec.data.sample(N_QUALITY, np.random.default_rng([spec.seed, 8]))
+    return Quality(tuple(curves), rv.sliced_wasserstein(other, ref))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def exact_quality(spec: TrainSpec) -> Quality:
+    """:class:`Quality` of the exact ε* (a Gaussian mixture only)."""
+    key = _exact_key(spec)
+    return _quality(key, eps_model(key, "exact"))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def learned_quality(spec: TrainSpec, _trained: Trained) -> Quality:
+    """:class:`Quality` of the trained denoiser."""
+    return _quality(spec, eps_model(spec, "learned", _trained))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def minimum_loss(spec: TrainSpec) -> float | None:
+    """The lowest simple loss any network can reach on the spec's mixture (``None``: a shape)."""
+    mix = spec.data.mixture()
+    if mix is None:
+        return None
+    return rv.minimum_loss(mix.means, mix.stds, mix.weights, spec.schedule(),
+                           spec.prediction, 20_000, np.random.default_rng([spec.seed, 9]))  # type: ignore[arg-type]  # fmt: skip
