@@ -705,3 +705,85 @@ def reverse_diffusion(rng: np.random.Generator) -> Exercise:
         tolerance=max(0.01, 0.01 * abs(answer)),
         explanation=t(f"reverse_diffusion.{how}", **values),
     )  # fmt: skip
+
+
+# ---- Transformer families ----------------------------------------------------------------
+
+
+def transformer_families(rng: np.random.Generator) -> Exercise:
+    """A decoder's KV cache in MB, or the parameters of one encoder layer."""
+    from core import transformer as tf
+
+    if _kind(rng, ("cache", "params")) == "cache":
+        L = int(rng.choice([6, 12, 24, 32, 48]))
+        D = int(rng.choice([512, 768, 1024, 2048, 4096]))
+        n = int(rng.choice([512, 1024, 2048, 4096, 8192]))
+        b = int(rng.choice([2, 4]))
+        size = tf.kv_cache_size(L, n, D, b)
+        mb = size.bytes / 1e6
+        return Exercise(
+            question=t("transformer_families.ex_cache_q", L=L, D=D, n=n, b=b),
+            answer=float(f"{mb:.4g}"), tolerance=0.01 * mb,
+            explanation=t("transformer_families.ex_cache_how", L=L, D=D, n=n, b=b,
+                          numbers=f"{size.numbers:,}", bytes=f"{size.bytes:,}", mb=f"{mb:,.4g}"),
+        )  # fmt: skip
+    D = int(rng.choice([64, 128, 256, 512, 768]))
+    F = D * int(rng.choice([2, 4]))
+    h = int(rng.choice([1, 2, 4, 8]))
+    p = tf.block_parameters(D, F)
+    return Exercise(
+        question=t("transformer_families.ex_params_q", D=D, F=F, h=h),
+        answer=float(p.total),
+        explanation=t("transformer_families.ex_params_how", attn=f"{p.self_attention:,}",
+                      ffn=f"{p.feed_forward:,}", norms=f"{p.norms:,}", total=f"{p.total:,}"),
+    )  # fmt: skip
+
+
+# ---- Backpropagation by hand --------------------------------------------------------------
+
+
+def backprop_by_hand(rng: np.random.Generator) -> Exercise:
+    """One entry of a softmax row's backward pass: ∂L/∂sⱼ = aⱼ(gⱼ − g·a)."""
+    from core import backprop as bp
+
+    n = int(rng.integers(3, 5))
+    a = sm.softmax(np.round(rng.normal(0.0, 1.0, n), 1))
+    a = np.maximum(np.round(a, 2), 0.01)
+    top = int(a.argmax())
+    a[top] = round(a[top] + 1.0 - float(a.sum()), 2)  # a row that sums to 1 exactly as shown
+    g = np.round(rng.uniform(-2, 2, n), 1)
+    j = int(rng.integers(n))
+    answer = float(bp.softmax_backward(a, g)[j])
+    course = float(bp.diagonal_only_softmax_backward(a, g)[j])
+    return Exercise(
+        question=t("backprop_by_hand.ex_q", a=_vec(a), g=_vec(g), j=_sub(j + 1)),
+        answer=round(answer, 4),
+        tolerance=5e-4,
+        explanation=t("backprop_by_hand.ex_how", j=_sub(j + 1), ga=_n(float(g @ a)),
+                      answer=_n(answer), course=_n(course)),
+    )  # fmt: skip
+
+
+# ---- Vision Transformer -------------------------------------------------------------------
+
+
+def vision_transformer(rng: np.random.Generator) -> Exercise:
+    """Tokens of a ViT for an image side and patch size, or its attention weights."""
+    from core import vit
+
+    S = int(rng.choice([32, 64, 96, 128, 224, 384]))
+    P = int(rng.choice([p for p in (4, 8, 16, 32) if S % p == 0 and p < S]))
+    h = int(rng.choice([3, 6, 12]))
+    c = vit.vit_cost(S, P, 64 * h, h)
+    g = S // P
+    if _kind(rng, ("tokens", "entries")) == "tokens":
+        return Exercise(
+            question=t("vision_transformer.ex_tokens_q", S=S, P=P), answer=float(c.tokens),
+            explanation=t("vision_transformer.ex_tokens_how", S=S, P=P, g=g, N=c.patches,
+                          T=c.tokens),
+        )  # fmt: skip
+    return Exercise(
+        question=t("vision_transformer.ex_entries_q", S=S, P=P, h=h), answer=float(c.entries),
+        explanation=t("vision_transformer.ex_entries_how", S=S, P=P, h=h, T=c.tokens,
+                      entries=f"{c.entries:,}"),
+    )  # fmt: skip

@@ -87,6 +87,27 @@ CONCEPTS: tuple[Concept, ...] = (
         probe=("lambda_layers_side", "lambda_layers_cost_chart"),
     ),
     Concept(
+        "transformer_families",
+        "transformer",
+        ":material/account_tree:",
+        page="transformer_families.py",
+        probe=("transformer_families_head", "transformer_families_maps_chart"),
+    ),
+    Concept(
+        "vision_transformer",
+        "transformer",
+        ":material/grid_view:",
+        page="vision_transformer.py",
+        probe=("vision_transformer_P", "vision_transformer_patches_chart"),
+    ),
+    Concept(
+        "backprop_by_hand",
+        "transformer",
+        ":material/undo:",
+        page="backprop_by_hand.py",
+        probe=("backprop_by_hand_N", "backprop_by_hand_forward_chart"),
+    ),
+    Concept(
         "pvt_sra",
         "efficient",
         ":material/photo_size_select_small:",

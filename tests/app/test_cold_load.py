@@ -10,7 +10,8 @@ from ui.registry import CONCEPTS, ROOT
 
 # Pages whose default view shows a real torch layer. (attention_maps imports torch only in
 # its "check against PyTorch" part, not on a cold load.)
-TORCH_PAGES = {"set_transformer", "lambda_layers"}
+# vision_transformer: nn.Conv2d; reverse_diffusion: the learned ε_θ MLP beside the exact one
+TORCH_PAGES = {"set_transformer", "lambda_layers", "vision_transformer", "reverse_diffusion"}
 
 PROBE = """
 import json, sys

@@ -1,0 +1,133 @@
+"""The backpropagation page, driven through AppTest by widget keys: every view draws with
+green badges, the numbers on screen are the core's, and the exercise is right."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import torch
+
+from core import backprop as bp
+from tests.app.conftest import latex, open_page
+from ui import exercises, i18n
+
+PAGE = "backprop_by_hand.py"
+VIEWS = ("forward", "gradients", "softmax_jacobian", "layernorm", "training")
+
+
+def badges_all_green(at) -> None:
+    text = latex(at)
+    assert ":green-badge[" in text and ":red-badge[" not in text, text[-600:]
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_every_view_draws_with_green_badges(view):
+    at = open_page(PAGE, {"backprop_by_hand_view": view})
+    assert not at.exception and not at.error
+    badges_all_green(at)
+
+
+@pytest.mark.parametrize("N", [2, 8])
+def test_forward_shapes_follow_the_token_slider(N):
+    at = open_page(PAGE)
+    at.select_slider(key="backprop_by_hand_N").set_value(N).run()
+    assert not at.exception and not at.error
+    assert f"\\underbrace{{A}}_{{2\\times{N}\\times{N}}}" in latex(at)
+    assert at.query_params["backprop_by_hand_N"] == str(N)
+    badges_all_green(at)
+
+
+@pytest.mark.parametrize("name", ["W_q", "b_k", "S", "x", "gamma1", "z"])
+def test_each_gradient_shows_the_same_entry_three_ways(name):
+    at = open_page(PAGE, {"backprop_by_hand_view": "gradients", "backprop_by_hand_tensor": name})
+    assert not at.exception and not at.error
+    text = latex(at)
+    badges_all_green(at)
+    x, p, t = bp.example(5, 8, 2, 16, 0)
+    y, cache = bp.block_forward(x, p)
+    g = bp.all_gradients(bp.squared_error_loss(y, t)[1], cache)[name]
+    shape = "\\times".join(map(str, g.shape))
+    assert f"\\mathbb{{R}}^{{{shape}}}" in text
+    assert f"{g.flat[int(np.abs(g).argmax())]:.10f}" in text  # the largest entry, by hand
+    numbers = re.findall(r"(-?\d\.\d{10})\\ \(", text)
+    assert len(numbers) == 3 and abs(float(numbers[0]) - float(numbers[2])) < 1e-6
+
+
+def test_the_softmax_view_shows_the_row_and_its_gradient():
+    at = open_page(PAGE, {"backprop_by_hand_view": "softmax_jacobian",
+                          "backprop_by_hand_query": "2", "backprop_by_hand_head": "2"})  # fmt: skip
+    assert not at.exception and not at.error
+    x, p, _ = bp.example(5, 8, 2, 16, 0)
+    _, cache = bp.block_forward(x, p)
+    a = cache.A[1, 2]
+    assert "a = (" + ",\\ ".join(f"{v:.3f}" for v in a) + ")" in latex(at)
+    badges_all_green(at)
+
+
+def test_layernorm_view_for_both_norms():
+    for k in ("1", "2"):
+        at = open_page(PAGE, {"backprop_by_hand_view": "layernorm", "backprop_by_hand_which": k})
+        assert not at.exception and not at.error
+        assert f"\\mathrm{{LN}}_{k}" in latex(at)
+        badges_all_green(at)
+
+
+def test_training_step_slider_scrubs_the_run():
+    at = open_page(PAGE, {"backprop_by_hand_view": "training", "backprop_by_hand_lr": "0.3"})
+    task = bp.tiny_task("reverse", 5, 3)
+    run = bp.train(task, bp.init_model(task, 8, 2, 16, 0), 200, 0.3)
+    assert f"L_{{\\text{{numpy}}}} = {run.losses[-1]:.10f}" in latex(at)
+    at.slider(key="backprop_by_hand_step").set_value(0).run()
+    assert not at.exception and not at.error
+    assert f"L_{{\\text{{numpy}}}} = {run.losses[0]:.10f}" in latex(at)
+    badges_all_green(at)
+
+
+def test_a_bad_value_in_the_url_falls_back_to_the_default():
+    at = open_page(PAGE, {"backprop_by_hand_N": "99", "backprop_by_hand_tensor": "nope"})
+    assert not at.exception
+    assert "\\underbrace{A}_{2\\times5\\times5}" in latex(at)
+
+
+@pytest.fixture
+def english(monkeypatch):
+    monkeypatch.setattr(i18n, "current_lang", lambda: "en")
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_exercise_answer_equals_torch_autograd(seed, english):
+    ex = exercises.backprop_by_hand(np.random.default_rng(seed))
+    a, g = (
+        [float(v) for v in m.replace("−", "-").split(", ")]
+        for m in re.findall(r"\*\*\(([^)]*)\)\*\*", ex.question)
+    )
+    assert abs(sum(a) - 1) < 1e-9 and min(a) > 0
+    j = "₁₂₃₄₅".index(re.search(r"∂s([₁-₅])", ex.question)[1])
+    # a = softmax(s) for s = log a; autograd of Σ g ⊙ softmax(s) at that s
+    s = torch.tensor(np.log(a), requires_grad=True)
+    torch.softmax(s, 0).backward(torch.tensor(g, dtype=torch.float64))
+    assert ex.is_right(float(s.grad[j]))
+    assert not ex.is_right(float(s.grad[j]) + 0.01)
+
+
+@pytest.mark.parametrize(("section", "marker"), [("derivation", "4. "), ("course", "2GX")])
+def test_the_derivation_and_the_course_errata_open_lazily(section, marker):
+    at = open_page(PAGE)
+    key = f"backprop_by_hand_{section}"
+    assert key in {e.key for e in at.expander}
+    assert not any(marker in m.value for m in at.markdown), "lazy: not sent while closed"
+    at.session_state[key] = True
+    at.run()
+    assert not at.exception and not at.error
+    assert any(marker in m.value for m in at.markdown)
+
+
+def test_training_is_cached_after_the_first_run():
+    from ui import cache_backprop as cb
+
+    at = open_page(PAGE, {"backprop_by_hand_view": "training", "backprop_by_hand_lr": "0.1"})
+    assert not at.exception and not at.error
+    runs = cb._runs("reverse", 0.1, 0)
+    assert runs is not None and len(runs[0].losses) == cb.TRAIN_STEPS + 1
