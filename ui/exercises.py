@@ -739,6 +739,36 @@ def transformer_families(rng: np.random.Generator) -> Exercise:
     )  # fmt: skip
 
 
+# ---- Depthwise separable convolution -------------------------------------------------------
+
+
+def depthwise_separable(rng: np.random.Generator) -> Exercise:
+    """Mult-adds of a depthwise separable layer, or the ratio to the standard convolution."""
+    from core import convolution as cv
+
+    k = int(rng.choice([3, 5, 7]))
+    m, n = (int(c) for c in rng.choice([16, 32, 64, 128, 256, 512], size=2))
+    f = int(rng.choice([7, 14, 28, 56]))
+    standard, separable = cv.standard_conv_cost(k, m, n, f), cv.depthwise_separable_cost(k, m, n, f)
+    values = {"k": k, "m": m, "n": n, "f": f, "dw": f"{separable.depthwise.mult_adds:,}",
+              "pw": f"{separable.pointwise.mult_adds:,}", "sep": f"{separable.mult_adds:,}",
+              "std": f"{standard.mult_adds:,}", "kk": k * k}  # fmt: skip
+    if _kind(rng, ("ratio", "count")) == "ratio":
+        ratio = float(cv.cost_ratio(k, n))
+        return Exercise(
+            question=t("depthwise_separable.ex_ratio_q", **values),
+            answer=round(ratio, 4),
+            tolerance=5e-4,
+            explanation=t("depthwise_separable.ex_ratio_how", ratio=f"{ratio:.4f}", **values),
+        )
+    return Exercise(
+        question=t("depthwise_separable.ex_count_q", **values),
+        answer=float(separable.mult_adds),
+        tolerance=0.01 * separable.mult_adds,
+        explanation=t("depthwise_separable.ex_count_how", **values),
+    )
+
+
 # ---- Backpropagation by hand --------------------------------------------------------------
 
 
@@ -764,6 +794,41 @@ def backprop_by_hand(rng: np.random.Generator) -> Exercise:
     )  # fmt: skip
 
 
+# ---- SimCLR -------------------------------------------------------------------------------
+
+
+def simclr(rng: np.random.Generator) -> Exercise:
+    """One anchor's NT-Xent term from its similarities, or the loss of collapsed embeddings."""
+    from core import contrastive as ct  # numpy only (its torch networks are core.simclr)
+
+    n = int(rng.integers(2, 5))
+    tau = float(rng.choice([0.1, 0.2, 0.5, 1.0]))
+    if _kind(rng, ("row", "collapse")) == "collapse":
+        answer = ct.nt_xent(np.ones((2 * n, 4)), tau)  # every view the same vector
+        return Exercise(
+            question=t("simclr.ex_collapse_q", n=n, two_n=2 * n, tau=f"{tau:g}"),
+            answer=round(answer, 3),
+            tolerance=0.01,
+            explanation=t("simclr.ex_collapse_how", two_n1=2 * n - 1, loss=f"{answer:.3f}"),
+        )  # fmt: skip
+    z = rng.standard_normal((2 * n, 3))
+    z[n:] = z[:n] + 0.6 * rng.standard_normal((n, 3))  # view 2 near view 1 of each image
+    # the similarities of anchor view 1 (row 0) as the question shows them, to two decimals;
+    # its positive is view 1′ (row n), the answer uses exactly the numbers shown
+    row = np.round(ct.cosine_similarity(z)[0], 2)
+    probs = sm.masked_softmax(row / tau, np.arange(2 * n) != 0)  # over k ≠ anchor
+    answer = float(-np.log(probs[n]))
+    listed = ", ".join(f"{row[k]:.2f}".replace("-", "−") for k in range(1, 2 * n) if k != n)
+    return Exercise(
+        question=t("simclr.ex_row_q", n=n, two_n=2 * n, tau=f"{tau:g}",
+                   s_pos=f"{row[n]:.2f}".replace("-", "−"), negatives=listed),
+        answer=round(answer, 3),
+        tolerance=0.02,
+        explanation=t("simclr.ex_row_how", tau=f"{tau:g}", p=f"{probs[n]:.4f}",
+                      loss=f"{answer:.3f}"),
+    )  # fmt: skip
+
+
 # ---- Vision Transformer -------------------------------------------------------------------
 
 
@@ -786,4 +851,31 @@ def vision_transformer(rng: np.random.Generator) -> Exercise:
         question=t("vision_transformer.ex_entries_q", S=S, P=P, h=h), answer=float(c.entries),
         explanation=t("vision_transformer.ex_entries_how", S=S, P=P, h=h, T=c.tokens,
                       entries=f"{c.entries:,}"),
+    )  # fmt: skip
+
+
+# ---- Sub-pixel convolution -----------------------------------------------------------------
+
+
+def sub_pixel_convolution(rng: np.random.Generator) -> Exercise:
+    """Which input channel feeds an output pixel of the periodic shuffle, or how many
+    channels the convolution before it needs."""
+    from core import convolution as cv
+
+    r = int(rng.integers(2, 5))
+    C = int(rng.integers(1, 4))
+    if _kind(rng, ("source", "channels")) == "channels":
+        return Exercise(
+            question=t("sub_pixel_convolution.ex_channels_q", r=r, C=C),
+            answer=float(C * r * r),
+            explanation=t("sub_pixel_convolution.ex_channels_how", r=r, C=C, n=C * r * r),
+        )
+    H = 3
+    c, Y, X = int(rng.integers(C)), int(rng.integers(H * r)), int(rng.integers(H * r))
+    k, h, w = (int(v) for v in cv.shuffle_sources(C, r, H, H)[c, Y, X])
+    return Exercise(
+        question=t("sub_pixel_convolution.ex_source_q", r=r, C=C, H=H, c=c, Y=Y, X=X, n=C * r * r),
+        answer=float(c * r * r + k),
+        explanation=t("sub_pixel_convolution.ex_source_how", r=r, c=c, Y=Y, X=X, i=Y % r, j=X % r,
+                      h=h, w=w, rr=r * r, ans=c * r * r + k),
     )  # fmt: skip

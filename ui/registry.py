@@ -164,6 +164,27 @@ CONCEPTS: tuple[Concept, ...] = (
         probe=("diffusion_parameterisations_t", "diffusion_parameterisations_rotation_chart"),
     ),
     Concept(
+        "depthwise_separable",
+        "vision",
+        ":material/layers:",
+        page="depthwise_separable.py",
+        probe=("depthwise_separable_row", "depthwise_separable_filters_chart"),
+    ),
+    Concept(
+        "sub_pixel_convolution",
+        "vision",
+        ":material/zoom_out_map:",
+        page="sub_pixel_convolution.py",
+        probe=("sub_pixel_convolution_out_col", "sub_pixel_convolution_shuffle_chart"),
+    ),
+    Concept(
+        "simclr",
+        "vision",
+        ":material/compare:",
+        page="simclr.py",
+        probe=("simclr_draw", "simclr_views_chart"),
+    ),
+    Concept(
         "wallis",
         "mathematics",
         ":material/pie_chart:",

@@ -1,0 +1,94 @@
+"""figures.contrastive: trace types, counts, axis titles and data on the figure objects."""
+
+from __future__ import annotations
+
+import base64
+import io
+
+import numpy as np
+from PIL import Image
+
+from core import contrastive as ct
+from figures import contrastive as figs
+from tests.figures.validation import assert_valid_plotly
+
+
+def batch(n: int = 3):
+    images = np.stack([ct.synthetic_image(name, 16) for name in ct.SYNTHETIC[:n]])
+    return images, ct.two_views(images, np.random.default_rng(0), 8)
+
+
+def test_view_labels():
+    assert figs.view_labels(2) == ["1", "2", "1′", "2′"]
+
+
+def test_views_figure_is_one_mosaic_with_both_crops_drawn():
+    images, v = batch(3)
+    fig = figs.views_figure(images, v.images, [a.box for a in v.augmentations], title="T",
+                            row_titles=("a", "b", "c"), names=("v", "v′"))  # fmt: skip
+    assert_valid_plotly(fig)
+    assert [t.type for t in fig.data] == ["image", "scatter", "scatter"]
+    uri = fig.data[0].source
+    assert uri.startswith("data:image/png;base64,")
+    pic = np.asarray(Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1]))))
+    T, G = figs.TILE, figs.GAP
+    assert pic.shape == (3 * T + 2 * G, 3 * T + 2 * G, 3)
+    # tile (row 1, column 0) is view 1 enlarged: its top-left pixel is view 1's
+    np.testing.assert_allclose(pic[T + G, 0] / 255, v.images[0, 0, 0], atol=1 / 255)
+    assert [a.text for a in fig.layout.annotations] == ["a", "b", "c"]
+    # three boxes a trace, each a closed line of five points and a gap
+    assert len(fig.data[1].x) == 3 * 6 and fig.data[1].x[5] is None
+    top, left, h, w = v.augmentations[0].box
+    scale = T / 16
+    assert fig.data[1].x[0] == round(left * scale - 0.5, 2)
+
+
+def test_similarity_figure_marks_positives_and_the_anchor():
+    z = np.random.default_rng(1).standard_normal((6, 4))
+    r = ct.explain_nt_xent(z, 0.5)
+    fig = figs.similarity_figure(r.similarity, r.probs[4], 4, titles=("s", "p"),
+                                 axis_titles=("k", "i", "p"), names=("pairs", "pos", "neg"),
+                                 colorbar_title="sim")  # fmt: skip
+    assert_valid_plotly(fig)
+    assert [t.type for t in fig.data] == ["heatmap", "scatter", "scatter", "bar", "bar"]
+    np.testing.assert_allclose(fig.data[0].z, np.round(r.similarity, 3))
+    assert list(fig.data[1].x) == [3, 4, 5, 0, 1, 2]  # the positive of each row
+    assert set(fig.data[2].y) == {3.5, 4.5}  # anchor row 4 outlined
+    assert list(fig.data[3].x) == [1]  # anchor 4 (view 2′) → positive view 2 (index 1)
+    assert sorted([*fig.data[3].x, *fig.data[4].x]) == [0, 1, 2, 3, 5]
+    total = sum(fig.data[3].y) + sum(fig.data[4].y)
+    assert abs(total - 1) < 1e-3
+    assert fig.layout.xaxis.title.text == "k" and fig.layout.yaxis2.title.text == "p"
+
+
+def test_temperature_figure_data():
+    taus = np.array([0.1, 1.0, 10.0])
+    z = np.random.default_rng(2).standard_normal((8, 3))
+    losses = np.array([ct.nt_xent(z, t) for t in taus])
+    bound = np.array([ct.loss_lower_bound(4, t) for t in taus])
+    ns = [2, 3, 4]
+    fig = figs.temperature_figure(
+        taus, losses, 1.0, losses[1], ct.chance_level(4), bound, ns, np.array([1.0, 1.5, 2.0]),
+        np.array([ct.chance_level(n) for n in ns]), np.array([0.1, 0.2, 0.3]), 3, 3.0,
+        titles=("a", "b"), x_titles=("τ", "N"), y_title="L", names=("z", "c", "b", "now"),
+    )  # fmt: skip
+    assert_valid_plotly(fig)
+    assert len(fig.data) == 8 and fig.layout.xaxis.type == "log"
+    assert list(fig.data[2].y) == [ct.chance_level(4)] * 2
+    assert list(fig.data[7].x) == [3] and list(fig.data[7].y) == [1.5]
+    assert list(fig.layout.yaxis.range) == [0, 3.0]
+
+
+def test_training_figure_data():
+    steps = 5
+    sims = np.stack([np.eye(4)] * (steps + 1))
+    fig = figs.training_figure(
+        np.linspace(2, 1, steps), np.linspace(2, 1, steps + 1), 2, 1.9, 0.1, sims[0], sims[2],
+        titles=("a", "b", "c"), x_title="step", y_title="L", names=("s", "f", "c", "b"),
+        colorbar_title="sim",
+    )  # fmt: skip
+    assert_valid_plotly(fig)
+    assert [t.type for t in fig.data] == ["scatter"] * 5 + ["heatmap"] * 2 + ["scatter"] * 2
+    assert list(fig.data[0].x) == [1, 2, 3, 4, 5] and len(fig.data[1].x) == steps + 1
+    assert list(fig.data[4].x) == [2] and fig.data[4].y[0] == 1.6
+    assert fig.layout.xaxis.title.text == "step"
