@@ -292,41 +292,6 @@ def overconfident_classifier(
     return overconfidence * z, labels.astype(np.int64)
 
 
-def nt_xent(z: ArrayLike, tau: float) -> tuple[float, Array]:
-    """SimCLR's NT-Xent loss for 2B embeddings where rows k and k+B are two views of one item.
-
-    ell_{i,j} = -log( exp(sim(z_i, z_j)/tau) / sum_{k != i} exp(sim(z_i, z_k)/tau) ),
-    sim = cosine similarity; the loss is the mean of ell over all 2B anchors (Chen et al.
-    2020, Algorithm 1).
-
-    Args:
-        z: (2B, d) embeddings, B >= 1 (need not be normalised).
-        tau: temperature > 0.
-
-    Returns:
-        ``(loss, probs)`` where probs (2B, 2B) holds, in row i, the softmax distribution of
-        anchor i over the other 2B - 1 embeddings (the diagonal is 0).
-    """
-    z = _as_float_array(z, "embeddings")
-    if z.ndim != 2 or z.shape[0] < 2 or z.shape[0] % 2:
-        raise ValueError("embeddings must be (2B, d): an even number of rows, B >= 1 pairs")
-    T = _check_temperature(tau)
-    norms = np.linalg.norm(z, axis=1, keepdims=True)
-    if np.any(norms == 0):
-        raise ValueError("an embedding of length zero has no direction (cosine undefined)")
-    u = z / norms
-    two_b = z.shape[0]
-    B = two_b // 2
-    sim = u @ u.T  # (2B, 2B) cosine similarities
-    logits = np.where(np.eye(two_b, dtype=bool), -np.inf, sim / T)
-    logits = logits - logits.max(axis=1, keepdims=True)
-    e = np.exp(logits)
-    probs = e / e.sum(axis=1, keepdims=True)
-    positive = (np.arange(two_b) + B) % two_b
-    loss = float(-np.mean(np.log(probs[np.arange(two_b), positive])))
-    return loss, probs
-
-
 def parse_logits(text: str, max_count: int = 12, max_abs: float = 1e4) -> Array:
     """Read logits typed by a student: numbers separated by commas and/or spaces.
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from core import contrastive as ct
 from core import softmax as sm
 from core import stats
 from figures import softmax as figs
@@ -27,7 +28,7 @@ page = kit.Page(
     views=("temperature", "sqrt_d", "calibration", "contrastive"),
     exercise=exercises.softmax,
     code=(sm.softmax, sm.zero_temperature_limit, sm.entropy, sm.expected_calibration_error,
-          sm.fit_temperature, sm.nt_xent),
+          sm.fit_temperature, ct.explain_nt_xent),
 )  # fmt: skip
 
 
@@ -168,7 +169,8 @@ def contrastive_view(seed: int) -> None:
     with cols[3]:
         i = page.slider("anchor", 0, 2 * B - 1, 0)
     z, losses, loss_limit = cache.contrastive_case(B, spread, seed, tuple(TAUS))
-    loss, probs = sm.nt_xent(z, tau)
+    nce = ct.explain_nt_xent(z, tau)
+    loss, probs = nce.loss, nce.probs
     positive = (i + B) % (2 * B)
     grid = np.array(TAUS)
     a, b = st.columns(2)

@@ -11,6 +11,7 @@ import numpy as np
 import streamlit as st
 
 from core import attention as att
+from core import contrastive as ct
 from core import routing as rt
 from core import softmax as sm
 from core import toydata
@@ -52,28 +53,8 @@ def contrastive_case(
     None of it depends on the current tau, so a tau step only reads it back.
     """
     z = toydata.positive_pairs(n_pairs, 8, spread, np.random.default_rng(seed))
-    losses = np.array([sm.nt_xent(z, tau)[0] for tau in taus])
-    return z, losses, sm.nt_xent(z, 1e6)[0]
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def attention_scaling_curves(
-    dims: tuple[int, ...], n_tokens: int, n_heads: int, seed: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """(len(dims), 2) mean row entropy and mean top weight for scale 1/sqrt(D/h) and 1/sqrt(h)."""
-    entropy, top = [], []
-    for D in dims:
-        rng = np.random.default_rng([seed, D])
-        x = rng.standard_normal((n_tokens, D))
-        ws = att.random_projections(D, rng)
-        row_e, row_t = [], []
-        for scale in (1 / np.sqrt(D // n_heads), 1 / np.sqrt(n_heads)):
-            _, w = att.multi_head_attention(x, *ws, n_heads, scale=scale)
-            row_e.append(att.row_entropy(w).mean())
-            row_t.append(w.max(axis=-1).mean())
-        entropy.append(row_e)
-        top.append(row_t)
-    return np.array(entropy), np.array(top)
+    losses = np.array([ct.nt_xent(z, tau) for tau in taus])
+    return z, losses, ct.nt_xent(z, 1e6)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

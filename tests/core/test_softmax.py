@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from core import softmax as sm
-from core import toydata
 
 finite = st.floats(-50, 50, allow_nan=False, allow_infinity=False)
 temperatures = st.floats(0.05, 20.0)
@@ -144,30 +143,6 @@ def test_fit_temperature_recovers_the_overconfidence(s):
     assert sm.fit_temperature(logits, labels) == pytest.approx(s, rel=0.05)
 
 
-def _torch_nt_xent(z, tau):
-    """SimCLR's loss the usual PyTorch way: cross-entropy over masked cosine similarities."""
-    z = torch.nn.functional.normalize(torch.tensor(z), dim=1)
-    n = z.shape[0]
-    sim = z @ z.T / tau
-    sim = sim.masked_fill(torch.eye(n, dtype=torch.bool), float("-inf"))
-    targets = (torch.arange(n) + n // 2) % n
-    return torch.nn.functional.cross_entropy(sim, targets).item()
-
-
-@given(st.integers(1, 6), st.integers(2, 8), st.floats(0.05, 5), st.integers(0, 2**16))
-def test_nt_xent_matches_torch_cross_entropy(B, d, tau, seed):
-    z = np.random.default_rng(seed).normal(size=(2 * B, d))
-    loss, probs = sm.nt_xent(z, tau)
-    assert loss == pytest.approx(_torch_nt_xent(z, tau), rel=1e-9)
-    np.testing.assert_allclose(probs.sum(axis=1), 1.0)
-    assert np.all(np.diag(probs) == 0)
-
-
-def test_nt_xent_tends_to_log_2b_minus_1_for_large_tau():
-    z = toydata.positive_pairs(5, 8, 0.3, np.random.default_rng(0))
-    assert sm.nt_xent(z, 1e7)[0] == pytest.approx(math.log(9), abs=1e-5)
-
-
 @pytest.mark.parametrize("d", [1, 16, 256])
 def test_dot_product_variance_is_d_and_one_after_scaling(d):
     raw, scaled = sm.sample_dot_products(d, 40_000, np.random.default_rng(d))
@@ -282,8 +257,6 @@ def test_rejects_bad_tables():
         sm.fit_temperature(np.zeros((3, 1)), np.zeros(3, dtype=int))
     with pytest.raises(ValueError):
         sm.fit_temperature(np.zeros((3, 2)), np.array([0, 1, 2]))
-    with pytest.raises(ValueError):
-        sm.nt_xent(np.ones((3, 2)), 0.5)
     with pytest.raises(ValueError):
         sm.expected_calibration_error([1.2], [1])
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from core import contrastive as ct
 from core import softmax as sm
 from core import toydata
 from figures import softmax as figs
@@ -54,7 +55,7 @@ def test_reliability_diagram_draws_empty_bins_as_zero_height_and_the_diagonal():
 
 def test_contrastive_distribution_separates_positive_from_negatives_without_the_anchor():
     z = toydata.positive_pairs(3, 4, 0.2, np.random.default_rng(0))
-    _, probs = sm.nt_xent(z, 0.5)
+    probs = ct.explain_nt_xent(z, 0.5).probs
     fig = figs.contrastive_distribution(probs[1], 4, 1, title="t", x_title="e", y_title="p")
     assert fig.data[0].x == ("z4",)
     assert fig.data[1].x == ("z0", "z2", "z3", "z5")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from core import contrastive as ct
 from core import softmax as sm
 from core import toydata
 from figures import softmax as figs
@@ -20,7 +21,7 @@ CURVE = sm.entropy(sm.softmax(U[None, :] / GRID[:, None]))
 RAW, SCALED = sm.sample_dot_products(8, 200, np.random.default_rng(0))
 EDGES = np.linspace(0, 1, 6)
 ACC = np.array([np.nan, 0.2, 0.5, 0.6, 0.9])
-_, NCE = sm.nt_xent(toydata.positive_pairs(3, 4, 0.3, np.random.default_rng(0)), 0.5)
+NCE = ct.explain_nt_xent(toydata.positive_pairs(3, 4, 0.3, np.random.default_rng(0)), 0.5).probs
 T3 = {"title": "t", "x_title": "x", "y_title": "y"}
 
 BUILDERS = {
