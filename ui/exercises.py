@@ -829,6 +829,34 @@ def simclr(rng: np.random.Generator) -> Exercise:
     )  # fmt: skip
 
 
+# ---- Efficient-attention gallery ----------------------------------------------------------
+
+
+def attention_gallery(rng: np.random.Generator) -> Exercise:
+    """Pairs a band keeps on a side×side map, or the score entries SRA keeps."""
+    if _kind(rng, ("band", "sra")) == "band":
+        side = int(rng.integers(3, 17))
+        N = side * side
+        w = int(rng.integers(1, 9))
+        pairs = int(att.band_mask(N, w).sum())
+        return Exercise(
+            question=t("attention_gallery.ex_band_q", side=side, N=N, w=w),
+            answer=float(pairs),
+            explanation=t("attention_gallery.ex_band_how", N=N, w=w, width=2 * w + 1,
+                          edge=w * (w + 1), pairs=pairs, share=f"{pairs / N**2:.1%}"),
+        )  # fmt: skip
+    side = 2 * int(rng.integers(2, 17))  # 4 … 32
+    N = side * side
+    R = int(rng.choice([r for r in (2, 4) if side % r == 0]))
+    S = int(sra.reshape_for_reduction(np.zeros((N, 1)), side, side, R).shape[0])
+    return Exercise(
+        question=t("attention_gallery.ex_sra_q", side=side, N=N, R=R),
+        answer=float(N * S),
+        explanation=t("attention_gallery.ex_sra_how", N=N, R=R, S=S, entries=N * S,
+                      full=N * N, factor=R * R),
+    )  # fmt: skip
+
+
 # ---- Vision Transformer -------------------------------------------------------------------
 
 

@@ -136,6 +136,13 @@ CONCEPTS: tuple[Concept, ...] = (
         probe=("routing_clustering_k", "routing_clustering_clusters_chart"),
     ),
     Concept(
+        "attention_gallery",
+        "efficient",
+        ":material/compare:",
+        page="attention_gallery.py",
+        probe=("attention_gallery_col", "attention_gallery_maps_chart"),
+    ),
+    Concept(
         "forward_diffusion",
         "diffusion",
         ":material/blur_on:",

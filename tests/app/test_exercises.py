@@ -29,7 +29,7 @@ from ui.kit import Exercise
 CONCEPTS = (
     "softmax", "attention_maps", "sparse_attention", "linear_attention", "pvt_sra",
     "swin_windows", "reformer_lsh", "routing_clustering", "wallis", "permutations",
-    "cayley_hamilton",
+    "cayley_hamilton", "attention_gallery",
 )  # fmt: skip
 SEEDS = range(40)
 SUB = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
@@ -203,6 +203,14 @@ def cayley_hamilton_answer(q: str) -> float:
     return float(coeffs[-1] if "What is c₀" in q else coeffs[1])
 
 
+def attention_gallery_answer(q: str) -> float:
+    if m := re.search(r"\|i − j\| ≤ (\d+)", q):
+        N, w = int(find(r"N = (\d+) tokens", q)[1]), int(m[1])
+        return float(sum(abs(i - j) <= w for i in range(N) for j in range(N)))
+    side, R = int(find(r"on a (\d+)×", q)[1]), int(find(r"R = (\d+)", q)[1])
+    return float(side**4 // R**2)  # N queries × N/R² pooled keys
+
+
 ORACLES: dict[str, Callable[[str], float | str]] = {
     c: globals()[f"{c}_answer"] for c in CONCEPTS
 }  # fmt: skip
@@ -281,6 +289,7 @@ def test_the_softmax_threshold_has_a_ten_percent_tolerance_and_the_rival_bound_h
         ("permutations", ("Is its sign", "inversions", "σ∘τ")),
         ("cayley_hamilton", ("c₀?", "c₁?", "c₂?", "γ?")),
         ("sparse_attention", ("sliding window: query", "dilated", "blocks of", "ETC")),
+        ("attention_gallery", ("How many (i, j) pairs", "score matrix")),
     ],
 )
 def test_every_kind_of_question_comes_up(concept, kinds):

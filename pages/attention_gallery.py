@@ -1,0 +1,164 @@
+"""One input, every efficient attention: error against cost, and each method's map."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from core import attention as att
+from core import gallery as g
+from figures import gallery as figs
+from ui import cache_gallery as cache
+from ui import exercises, kit, tex
+
+SIDES = (8, 16, 32)  # the 64×64 sample image averaged to side×side tokens
+METHODS = g.METHODS[1:]  # every method but the reference
+TIMING_SIDES = (8, 16, 24, 32, 40, 48)  # multiples of every window and ratio
+TIMED = ("full", "linear", "sra", "swin")
+
+page = kit.Page(
+    "attention_gallery",
+    views=("maps", "compare", "time"),
+    exercise=exercises.attention_gallery,
+    code=(g.run, g.swin_mask, g.reformer_mask, g.routing_mask, g.score, g.dense_limit,
+          g.pareto_front),
+)  # fmt: skip
+
+
+def shared_controls(with_side: bool = True) -> tuple[int, int, float, g.Settings]:
+    """The input (map side, seed, sharpness) and, folded away, every method's settings."""
+    cols = st.columns(3)
+    with cols[0]:
+        side = page.select_slider("side", SIDES, 16) if with_side else 0
+    with cols[1]:
+        sharpness = page.select_slider("sharpness", (0.0, 0.5, 1.0, 2.0, 3.0, 4.0), 2.0)
+    with cols[2]:
+        seed = page.seed()
+    with st.expander(page.tr("settings")):
+        a, b, c = st.columns(3)
+        with a:
+            width = page.select_slider("width", (1, 2, 4, 8, 16, 32, 64), 8)
+            dilation = page.slider("dilation", 1, 4, 2)
+            n_global = page.slider("n_global", 0, 4, 2)
+            per_row = page.slider("per_row", 0, 8, 4)
+        with b:
+            window = page.select_slider("window", (2, 4, 8), 4)
+            shift = page.toggle("shift", True)
+            ratio = page.select_slider("ratio", (1, 2, 4, 8), 2)
+        with c:
+            buckets = page.select_slider("buckets", (1, 2, 4, 8, 16, 32), 8)
+            rounds = page.slider("rounds", 1, 4, 2)
+            clusters = page.slider("clusters", 1, 16, 4)
+    settings = g.Settings(width, dilation, n_global, per_row, window, shift, ratio, buckets,
+                          rounds, clusters)  # fmt: skip
+    return side, seed, float(sharpness), settings
+
+
+@page.view("maps")
+def maps() -> None:
+    side, seed, sharpness, settings = shared_controls()
+    method = page.selectbox("method", METHODS, "swin")
+    query_maps(side, seed, sharpness, settings, method)
+
+
+@kit.fragment
+def query_maps(side: int, seed: int, sharpness: float, settings: g.Settings, method: str) -> None:
+    """The query sliders: one query's weights, full against the method, on the map."""
+    row_col = st.columns(2)
+    with row_col[0]:
+        row = page.slider("row", 0, side - 1, side // 2)
+    with row_col[1]:
+        col = page.slider("col", 0, side - 1, side // 2)
+    i = row * side + col
+    w_full, _, _ = cache.method_rows(side, seed, sharpness, settings, "full")
+    w, err, mask = cache.method_rows(side, seed, sharpness, settings, method)
+    name = page.tr(f"method_{method}")
+    page.chart(figs.row_maps_figure(
+        w_full[i].reshape(side, side), w[i].reshape(side, side), (row, col),
+        titles=(page.tr("full_title"), name),
+        hovers=(page.tr("hover", label=page.tr("method_full")), page.tr("hover", label=name)),
+    ), "maps_chart")  # fmt: skip
+    kept = float(w_full[i][mask[i]].sum()) if mask is not None else None
+    allowed = int(mask[i].sum()) if mask is not None else side * side
+    total = float(w[i].sum())
+    page.formula(
+        "row", i=i, N=side * side, err=f"{float(err[i]):.4f}", keys=allowed,
+        kept="" if kept is None else f",\\quad [[kept_tex]] = {kept:.4f}",
+        checks=[
+            kit.Check(page.tr("check_full_row"), abs(float(w_full[i].sum()) - 1) < 1e-5),
+            kit.Check(page.tr("check_row"), abs(total - 1) < 1e-5 or (allowed == 0 and total == 0),
+                      f"Σ = {total:.6f}"),
+            kit.Check(page.tr("check_mask_zero"),
+                      mask is None or float(np.abs(w[i][~mask[i]]).max(initial=0.0)) == 0.0),
+        ],
+    )  # fmt: skip
+
+
+@page.view("compare")
+def compare() -> None:
+    side, seed, sharpness, settings = shared_controls()
+    with st.spinner(page.tr("computing")):
+        scores = cache.scores(side, seed, sharpness, settings)
+        limit = cache.limits(side, seed, sharpness)
+    labels = [page.tr(f"method_{s.method}") for s in scores]
+    errors, flops = [s.error for s in scores], [s.flops for s in scores]
+    front = g.pareto_front(flops, errors)
+    page.chart(figs.pareto_figure(
+        labels, flops, errors, front, title=page.tr("pareto_title", N=side * side),
+        x_title=page.tr("flops_axis"), y_title=page.tr("error_axis"),
+        front_name=page.tr("front"),
+    ), "pareto_chart")  # fmt: skip
+    order = g.ranking(scores)
+    cell = lambda x: "–" if x is None else f"{x:.3f}"  # noqa: E731
+    st.dataframe({
+        page.tr("col_method"): [labels[i] for i in order],
+        page.tr("col_error"): [f"{errors[i]:.4f}" for i in order],
+        page.tr("col_mass"): [cell(scores[i].kept_mass) for i in order],
+        page.tr("col_recall"): [cell(scores[i].recall) for i in order],
+        page.tr("col_flops"): [f"{flops[i]:.3g}" for i in order],
+        page.tr("col_peak"): [f"{scores[i].peak:,}" for i in order],
+        page.tr("col_front"): ["✓" if front[i] else "" for i in order],
+    }, hide_index=True, key=page.key("ranking"))  # fmt: skip
+    worst_limit = max(limit.values())
+    best = scores[1 + int(np.argmin(errors[1:]))]
+    page.formula(
+        "error", best=page.tr(f"method_{best.method}"), err=f"{best.error:.4f}",
+        full_flops=tex.sci(scores[0].flops, 3), flops=tex.sci(best.flops, 3),
+        checks=[
+            kit.Check(page.tr("check_self"), scores[0].error == 0.0),
+            kit.Check(page.tr("check_limits"), worst_limit < 1e-12,
+                      f"max = {worst_limit:.1e}"),
+            kit.Check(page.tr("check_front"), bool(front[0]) and bool(front.any())),
+        ],
+    )  # fmt: skip
+
+
+@page.view("time")
+def timing() -> None:
+    """The measured time of the methods that run without an N × N matrix, and of full."""
+    _, seed, sharpness, settings = shared_controls(with_side=False)
+    runs = st.session_state.setdefault(page.key("runs"), 0)
+    if st.button(page.tr("again"), key=page.key("again")):
+        st.session_state[page.key("runs")] = runs = runs + 1
+    bar = st.progress(0.0, text=page.tr("measuring"))
+    columns = []
+    for index, side in enumerate(TIMING_SIDES):
+        columns.append(cache.timing_at(side, TIMED, seed, sharpness, settings, runs))
+        bar.progress((index + 1) / len(TIMING_SIDES), text=page.tr("measuring"))
+    bar.empty()
+    seconds = np.stack(columns, axis=1)  # (methods, sides)
+    n = np.array(TIMING_SIDES) ** 2
+    slopes = [att.loglog_slope(n, row) for row in seconds]
+    page.chart(figs.time_figure(
+        n, seconds, [page.tr(f"method_{m}") for m in TIMED], slopes,
+        title=page.tr("time_title"), x_title="N", y_title=page.tr("seconds"),
+    ), "time_chart")  # fmt: skip
+    page.formula(
+        "time", full=f"{slopes[0]:.2f}", linear=f"{slopes[1]:.2f}", sra=f"{slopes[2]:.2f}",
+        swin=f"{slopes[3]:.2f}", R=settings.ratio,
+        checks=[kit.Check(page.tr("check_linear_faster"), bool(seconds[1, -1] < seconds[0, -1]),
+                          f"N = {n[-1]}: ×{seconds[0, -1] / seconds[1, -1]:.1f}")],
+    )  # fmt: skip
+
+
+page.run()

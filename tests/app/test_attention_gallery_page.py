@@ -1,0 +1,72 @@
+"""The efficient-attention gallery, driven through AppTest by widget keys."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.app.conftest import latex, open_page
+
+PAGE = "attention_gallery.py"
+
+
+@pytest.mark.parametrize("view", ["maps", "compare", "time"])
+def test_every_part_runs_with_green_badges(view):
+    at = open_page(PAGE, {"attention_gallery_view": view, "attention_gallery_side": "8"})
+    assert not at.exception and not at.error
+    assert ":green-badge[" in latex(at) and ":red-badge[" not in latex(at)
+
+
+def test_the_query_sliders_move_the_row_and_the_url():
+    at = open_page(PAGE, {"attention_gallery_side": "8"})
+    assert "o_{36}" in latex(at)  # row 4, column 4 of an 8×8 map
+    at.slider(key="attention_gallery_col").set_value(7).run()
+    assert "o_{39}" in latex(at) and at.query_params["attention_gallery_col"] == "7"
+
+
+@pytest.mark.parametrize("method", ["band", "dilated", "bigbird", "swin", "sra", "linear",
+                                    "reformer", "routing"])  # fmt: skip
+def test_every_method_draws_its_map(method):
+    at = open_page(PAGE, {"attention_gallery_side": "8", "attention_gallery_method": method})
+    assert not at.exception and not at.error
+    kept = "kept mass" in latex(at)
+    assert kept == (method not in ("sra", "linear"))  # only a masked method has a kept mass
+
+
+def test_a_method_at_its_dense_limit_has_error_zero():
+    query = {"attention_gallery_side": "8", "attention_gallery_method": "swin",
+             "attention_gallery_window": "8", "attention_gallery_shift": "0"}  # fmt: skip
+    at = open_page(PAGE, query)
+    assert "= 0.0000" in latex(at) and "(64\\ \\text{keys of}\\ 64)" in latex(at)
+
+
+def test_compare_ranks_full_attention_first_and_names_the_best_method():
+    at = open_page(PAGE, {"attention_gallery_view": "compare", "attention_gallery_side": "8"})
+    table = at.dataframe[0].value
+    assert table.iloc[0, 0] == "full softmax" and float(table.iloc[0, 1]) == 0.0
+    errors = [float(e) for e in table.iloc[:, 1]]
+    assert errors == sorted(errors) and len(errors) == 9
+    best = table.iloc[1, 0]
+    assert f"\\text{{{best}}}" in latex(at)
+
+
+def test_the_ratio_one_limit_puts_pvt_level_with_full_attention():
+    at = open_page(PAGE, {"attention_gallery_view": "compare", "attention_gallery_side": "8",
+                          "attention_gallery_ratio": "1"})  # fmt: skip
+    table = at.dataframe[0].value
+    rows = dict(zip(table.iloc[:, 0], table.iloc[:, 1], strict=True))
+    assert float(rows["PVT spatial reduction"]) == 0.0
+
+
+def test_time_reports_a_slope_per_method():
+    at = open_page(PAGE, {"attention_gallery_view": "time"})
+    slopes = re.findall(r"\\propto N\^\{(-?[\d.]+)\}", latex(at))
+    assert len(slopes) == 4
+
+
+def test_bad_url_values_fall_back_with_a_notice():
+    at = open_page(PAGE, {"attention_gallery_side": "13", "attention_gallery_method": "magic"})
+    assert not at.exception and not at.error
+    notice = " ".join(c.value for c in at.caption)
+    assert "attention_gallery_side" in notice and "attention_gallery_method" in notice

@@ -1,0 +1,63 @@
+"""Cached work of the efficient-attention gallery (bounded, shared by every session).
+
+One entry per (map side, seed, sharpness, settings): a class on the default view computes
+each method once. Weights are kept as float32 (a 32×32 map: 4 MB per method).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from core import gallery
+from ui import cache
+
+D_HEAD = 16  # d = dv: the query/key and value width
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def shared_input(side: int, seed: int, sharpness: float) -> gallery.GalleryInput:
+    """The sample image's side×side tokens projected to Q, K, V (``core.gallery.make_input``)."""
+    _, x = cache.scene_tokens(side)
+    return gallery.make_input(x, side, D_HEAD, np.random.default_rng(seed), sharpness=sharpness)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def scores(side: int, seed: int, sharpness: float,
+           settings: gallery.Settings) -> list[gallery.Score]:  # fmt: skip
+    """Every method scored against full attention on the shared input."""
+    return gallery.compare(shared_input(side, seed, sharpness), settings, seed)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def method_rows(side: int, seed: int, sharpness: float, settings: gallery.Settings,
+                method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:  # fmt: skip
+    """``(weights (N, N) float32, per-query relative error (N,), mask or None)``."""
+    inp = shared_input(side, seed, sharpness)
+    full = gallery.run("full", inp)
+    result = full if method == "full" else gallery.run(method, inp, settings, seed)
+    error = gallery.row_errors(result.out, full.out)
+    return result.weights.astype(np.float32), error, result.mask
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def limits(side: int, seed: int, sharpness: float) -> dict[str, float]:
+    """Each method's relative error at its dense limit (``core.gallery.dense_limit``)."""
+    inp = shared_input(side, seed, sharpness)
+    full = gallery.run("full", inp)
+    return {m: gallery.relative_error(gallery.run(m, inp, gallery.dense_limit(m, side),
+                                                  seed).out, full.out)
+            for m in gallery.METHODS if m != "linear"}  # fmt: skip
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def timing_at(side: int, methods: tuple[str, ...], seed: int, sharpness: float,
+              settings: gallery.Settings, run: int) -> np.ndarray:  # fmt: skip
+    """Median seconds of each method at one map side (``core.gallery.time_methods``); ``run``
+    counts the student's "measure again" presses, so a new press measures anew."""
+
+    def random_tokens(s: int) -> gallery.GalleryInput:  # time does not depend on content
+        rng = np.random.default_rng(seed)
+        return gallery.make_input(rng.standard_normal((s * s, 7)), s, D_HEAD, rng, sharpness)
+
+    return gallery.time_methods(random_tokens, (side,), methods, settings)[:, 0]
