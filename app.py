@@ -17,8 +17,13 @@ pages = nav.pages()
 page = st.navigation(pages, position="hidden")  # drawn by nav.sidebar_links (accessible markup)
 with st.sidebar:
     nav.sidebar_links(pages)
-    state.selectbox(t("app.language"), "lang", list(LANGUAGES), current_lang() or DEFAULT_LANG,
-                    format_func=LANGUAGES.get)  # fmt: skip
+    state.selectbox(
+        t("app.language"),
+        "lang",
+        list(LANGUAGES),
+        current_lang() or DEFAULT_LANG,
+        format_func=LANGUAGES.get,
+    )
     state.toggle(t("app.present"), "present", False, help=t("app.present_help"))
     st.caption(t("app.sidebar_about"))
 a11y.page_basics(current_lang(), t("kit.chart_data_hint"))

@@ -407,9 +407,14 @@ def _fmt(x: float, digits: int = 1) -> str:
 
 
 def ratio_interval(
-    page: Sequence[float], bare: Sequence[float], *, q: float = 95, level: float = 90,
-    resamples: int = 2000, seed: int = 0,
-) -> tuple[float, float]:  # fmt: skip
+    page: Sequence[float],
+    bare: Sequence[float],
+    *,
+    q: float = 95,
+    level: float = 90,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float]:
     """Bootstrap interval of p``q``(page) / p``q``(bare): how far the ratio moves by chance.
 
     Both samples are resampled with replacement; the interval is the central ``level`` %
@@ -442,9 +447,17 @@ def format_table(
     """
     b = summaries[bare]
     header = (
-        "page", "n", "p50 ms", "p95 ms", "bare p50", "bare p95", "ratio p95", "90% interval",
-        "KB/step (p95)", "errors",
-    )  # fmt: skip
+        "page",
+        "n",
+        "p50 ms",
+        "p95 ms",
+        "bare p50",
+        "bare p95",
+        "ratio p95",
+        "90% interval",
+        "KB/step (p95)",
+        "errors",
+    )
     rows = [header]
     for name, s in summaries.items():
         ratio = s.p95_ms / b.p95_ms if b.p95_ms else math.nan

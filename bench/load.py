@@ -340,21 +340,37 @@ def summarize(args: argparse.Namespace, url: str, rec: Recorder, wall: float) ->
     finished = [r for r in rec.reruns if r.seconds is not None]
     cpu = resource.getrusage(resource.RUSAGE_SELF)
     return {
-        "target": {"url": url, "page": args.page, "slider": args.slider,
-                   "slider_kind": rec.slider_kind, "fragment_ids": sorted(rec.fragment_ids),
-                   "script": "external server" if args.url else args.script or "app.py",
-                   "server_args": args.server_arg},
-        "config": {"sessions": args.sessions, "load_seconds": args.soak or args.duration,
-                   "think": list(args.think), "ramp": args.ramp, "timeout": args.timeout,
-                   "soak": bool(args.soak), "after": args.after if args.soak else 0,
-                   "seed": args.seed},
-        "sessions": {"started": rec.sessions_started, "loaded": rec.sessions_loaded,
-                     "lost": rec.sessions_lost},
+        "target": {
+            "url": url,
+            "page": args.page,
+            "slider": args.slider,
+            "slider_kind": rec.slider_kind,
+            "fragment_ids": sorted(rec.fragment_ids),
+            "script": "external server" if args.url else args.script or "app.py",
+            "server_args": args.server_arg,
+        },
+        "config": {
+            "sessions": args.sessions,
+            "load_seconds": args.soak or args.duration,
+            "think": list(args.think),
+            "ramp": args.ramp,
+            "timeout": args.timeout,
+            "soak": bool(args.soak),
+            "after": args.after if args.soak else 0,
+            "seed": args.seed,
+        },
+        "sessions": {
+            "started": rec.sessions_started,
+            "loaded": rec.sessions_loaded,
+            "lost": rec.sessions_lost,
+        },
         "page_load_ms": spread([r.seconds for r in rec.loads if r.seconds is not None], 1000),
         "rerun_ms": spread([r.seconds for r in finished], 1000),
         "fragment_reruns": sum(r.fragment for r in finished),
-        "st_rerun_calls": {"load": sum(r.script_reruns for r in rec.loads),
-                           "rerun": sum(r.script_reruns for r in rec.reruns)},
+        "st_rerun_calls": {
+            "load": sum(r.script_reruns for r in rec.loads),
+            "rerun": sum(r.script_reruns for r in rec.reruns),
+        },
         "reruns_per_s": round(len(finished) / (args.soak or args.duration), 1),
         "bytes_per_rerun": spread([float(r.bytes) for r in finished], 1, 0),
         "messages_per_rerun": spread([float(r.messages) for r in finished], 1, 0),
@@ -363,9 +379,12 @@ def summarize(args: argparse.Namespace, url: str, rec: Recorder, wall: float) ->
         "unsupported_widgets": sorted(rec.unsupported_widgets),
         "memory": memory_summary(rec.rss),
         "rss_samples": rec.rss,
-        "client": {"loop_lag_ms": spread(rec.loop_lag, 1000),
-                   "cpu_s": round(cpu.ru_utime + cpu.ru_stime, 1), "wall_s": round(wall, 1)},
-    }  # fmt: skip
+        "client": {
+            "loop_lag_ms": spread(rec.loop_lag, 1000),
+            "cpu_s": round(cpu.ru_utime + cpu.ru_stime, 1),
+            "wall_s": round(wall, 1),
+        },
+    }
 
 
 def _ms(s: dict[str, Any]) -> str:
@@ -408,9 +427,12 @@ def format_report(r: dict[str, Any]) -> str:
         lines.append(
             f"  server RSS  start {_mib(m['start_mib'])}   peak {_mib(m['peak_mib'])}   "
             f"end of load {_mib(m['end_of_load_mib'])}"
-            + (f"   after {m['idle_seconds']:.0f} s idle {_mib(m['after_idle_mib'])}"
-               if m["after_idle_mib"] is not None and c["soak"] else "")
-        )  # fmt: skip
+            + (
+                f"   after {m['idle_seconds']:.0f} s idle {_mib(m['after_idle_mib'])}"
+                if m["after_idle_mib"] is not None and c["soak"]
+                else ""
+            )
+        )
         lines.append(
             f"  RSS trend   {_slope(m['load_2nd_half_slope_mib_per_min'])} over the load's "
             f"2nd half" + (f", {_slope(m['idle_slope_mib_per_min'])} idle" if c["soak"] else "")

@@ -81,13 +81,21 @@ def streamlit_server(
     """
     port = port or free_port()
     args = [
-        sys.executable, "-m", "streamlit", "run", str(script),
-        "--server.port", str(port),
-        "--server.address", "127.0.0.1",
-        "--server.headless", "true",
-        "--browser.gatherUsageStats", "false",
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(script),
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
         *(extra_args or []),
-    ]  # fmt: skip
+    ]
     log = open(log_path, "wb") if log_path else subprocess.DEVNULL  # noqa: SIM115
     proc = subprocess.Popen(args, cwd=cwd or ROOT, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

@@ -172,10 +172,23 @@ _STATEFUL = {
 # Elements with an id but no value to commit when drawn: one-shot triggers (sent once, on
 # click) and charts/tables, whose selection state exists only after the user selects.
 _STATELESS = {
-    "button", "download_button", "link_button", "page_link", "menu_button",
-    "plotly_chart", "vega_lite_chart", "deck_gl_json_chart", "echarts_chart", "dataframe",
-    "table", "file_uploader", "camera_input", "audio_input", "chat_input", "feedback",
-}  # fmt: skip
+    "button",
+    "download_button",
+    "link_button",
+    "page_link",
+    "menu_button",
+    "plotly_chart",
+    "vega_lite_chart",
+    "deck_gl_json_chart",
+    "echarts_chart",
+    "dataframe",
+    "table",
+    "file_uploader",
+    "camera_input",
+    "audio_input",
+    "chat_input",
+    "feedback",
+}
 
 
 def committed_state(element: Element) -> WidgetState | None:

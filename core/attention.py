@@ -39,8 +39,16 @@ Preset = Literal[
     "band", "dilated", "global", "random", "block_local", "star", "longformer", "etc", "bigbird"
 ]
 PRESETS: tuple[str, ...] = (
-    "band", "dilated", "global", "random", "block_local", "star", "longformer", "etc", "bigbird"
-)  # fmt: skip
+    "band",
+    "dilated",
+    "global",
+    "random",
+    "block_local",
+    "star",
+    "longformer",
+    "etc",
+    "bigbird",
+)
 
 
 def _as_array(x: ArrayLike, name: str, min_ndim: int = 2) -> Array:
@@ -577,8 +585,12 @@ def score_table(q: ArrayLike, k: ArrayLike) -> Array:
     Q = validation.finite_array(q, "q", ndim=2)
     K = validation.finite_array(k, "k", ndim=2)
     if K.shape[1] != Q.shape[1]:
-        raise CoreError("attention_maps_qk_size", "q and k need the same size d: q has {q}, "
-                        "k has {k}", q=Q.shape[1], k=K.shape[1])  # fmt: skip
+        raise CoreError(
+            "attention_maps_qk_size",
+            "q and k need the same size d: q has {q}, k has {k}",
+            q=Q.shape[1],
+            k=K.shape[1],
+        )
     d = Q.shape[1]
     dots = Q @ K.T  # (L, S)
     weights = masked_softmax(dots * (1.0 / np.sqrt(d)))

@@ -66,12 +66,20 @@ def _checked(
     ws = [validation.finite_array(w, name, ndim=2) for w, name in zip(weights, "QKVO", strict=True)]
     for w, name in zip(ws, "QKVO", strict=True):
         if w.shape != (D, D):
-            raise CoreError("attention_maps_weight_shape", "W_{name} must be ({D}, {D}) for "
-                            "D = {D}, got {shape}", name=name, D=D, shape=w.shape)  # fmt: skip
+            raise CoreError(
+                "attention_maps_weight_shape",
+                "W_{name} must be ({D}, {D}) for D = {D}, got {shape}",
+                name=name,
+                D=D,
+                shape=w.shape,
+            )
     m = np.ones((N, N), dtype=bool) if mask is None else np.asarray(mask)
     if m.dtype != np.bool_ or m.shape != (N, N):
-        raise CoreError("attention_maps_mask", "the mask must be a bool ({N}, {N}) array: "
-                        "True = may attend", N=N)  # fmt: skip
+        raise CoreError(
+            "attention_maps_mask",
+            "the mask must be a bool ({N}, {N}) array: True = may attend",
+            N=N,
+        )
     return X, ws, m
 
 
@@ -99,8 +107,7 @@ def torch_attention(
     D = X.shape[1]
     tq, tk, tv = (torch.tensor(X @ w) for w in (W_q, W_k, W_v))
     sdpa = F.scaled_dot_product_attention(tq, tk, tv, attn_mask=torch.tensor(m)).numpy()
-    mha = torch.nn.MultiheadAttention(D, n_heads, bias=False, batch_first=True,
-                                      dtype=torch.float64)  # fmt: skip
+    mha = torch.nn.MultiheadAttention(D, n_heads, bias=False, batch_first=True, dtype=torch.float64)
     with torch.no_grad():  # torch computes x @ W.T: copy the transposes
         mha.in_proj_weight.copy_(torch.tensor(np.concatenate([W_q.T, W_k.T, W_v.T])))
         mha.out_proj.weight.copy_(torch.tensor(W_o.T))

@@ -42,9 +42,23 @@ from core.validation import finite_array, integer, one_of, positive, positive_in
 EPS = 1e-5  # LayerNorm's ε (torch's default)
 WEIGHTS = ("W_q", "W_k", "W_v", "W_o", "W_1", "W_2")
 PARAM_NAMES = (
-    "W_q", "b_q", "W_k", "b_k", "W_v", "b_v", "W_o", "b_o", "gamma1", "beta1",
-    "W_1", "b_1", "W_2", "b_2", "gamma2", "beta2",
-)  # fmt: skip
+    "W_q",
+    "b_q",
+    "W_k",
+    "b_k",
+    "W_v",
+    "b_v",
+    "W_o",
+    "b_o",
+    "gamma1",
+    "beta1",
+    "W_1",
+    "b_1",
+    "W_2",
+    "b_2",
+    "gamma2",
+    "beta2",
+)
 # the block's tensors in forward order (the gradients view can pick each of them)
 TENSOR_NAMES = ("x", "Q", "K", "V", "S", "A", "O", "m", "u", "h", "z", "r", "f", "v", "y")
 MAX_D_MODEL, MAX_TOKENS = 64, 64
@@ -77,8 +91,14 @@ def init_params(d_model: int, n_heads: int, d_ff: int, rng: np.random.Generator)
     h = positive_int(n_heads, "n_heads", D)
     F = positive_int(d_ff, "d_ff", 4 * MAX_D_MODEL)
     att.check_heads(D, h)
-    shapes = {"W_q": (D, D), "W_k": (D, D), "W_v": (D, D), "W_o": (D, D), "W_1": (D, F),
-              "W_2": (F, D)}  # fmt: skip
+    shapes = {
+        "W_q": (D, D),
+        "W_k": (D, D),
+        "W_v": (D, D),
+        "W_o": (D, D),
+        "W_1": (D, F),
+        "W_2": (F, D),
+    }
     params: dict[str, Any] = {}
     for name in PARAM_NAMES:
         if name in shapes:
@@ -99,8 +119,11 @@ def learnable(params: dict[str, Any]) -> dict[str, Array]:
 def _check_params(params: dict[str, Any]) -> tuple[int, int]:
     missing = [name for name in PARAM_NAMES if name not in params]
     if missing or "n_heads" not in params:
-        raise CoreError("backprop_params", "the parameters lack {names}",
-                        names=", ".join(missing or ["n_heads"]))  # fmt: skip
+        raise CoreError(
+            "backprop_params",
+            "the parameters lack {names}",
+            names=", ".join(missing or ["n_heads"]),
+        )
     D = np.shape(params["W_q"])[0]
     h = integer(params["n_heads"], "n_heads", 1, D)
     att.check_heads(D, h)
@@ -110,8 +133,9 @@ def _check_params(params: dict[str, Any]) -> tuple[int, int]:
 # ---- the pieces ------------------------------------------------------------------------------
 
 
-def layer_norm_forward(u: Array, gamma: Array, beta: Array, eps: float = EPS
-                       ) -> tuple[Array, Array, Array]:  # fmt: skip
+def layer_norm_forward(
+    u: Array, gamma: Array, beta: Array, eps: float = EPS
+) -> tuple[Array, Array, Array]:
     """LayerNorm over the last axis: ``(y, x̂, 1/σ)`` with σ = √(var + ε), var biased.
 
     >>> y, xhat, inv = layer_norm_forward(np.array([[1.0, 3.0]]), np.ones(2), np.zeros(2))
@@ -124,8 +148,9 @@ def layer_norm_forward(u: Array, gamma: Array, beta: Array, eps: float = EPS
     return gamma * xhat + beta, xhat, inv_std
 
 
-def layer_norm_backward(g: Array, xhat: Array, inv_std: Array, gamma: Array
-                        ) -> tuple[Array, Array, Array]:  # fmt: skip
+def layer_norm_backward(
+    g: Array, xhat: Array, inv_std: Array, gamma: Array
+) -> tuple[Array, Array, Array]:
     """Gradients of LayerNorm: ``(∂L/∂u, ∂L/∂γ, ∂L/∂β)`` from g = ∂L/∂y.
 
     With ĝ = γ ⊙ g, per token (D entries):
@@ -133,8 +158,9 @@ def layer_norm_backward(g: Array, xhat: Array, inv_std: Array, gamma: Array
     (the mean term comes from μ, the x̂ term from σ); ∂L/∂γ = Σ_tokens g ⊙ x̂, ∂L/∂β = Σ g.
     """
     ghat = g * gamma
-    du = (ghat - ghat.mean(-1, keepdims=True)
-          - xhat * (ghat * xhat).mean(-1, keepdims=True)) * inv_std  # fmt: skip
+    du = (
+        ghat - ghat.mean(-1, keepdims=True) - xhat * (ghat * xhat).mean(-1, keepdims=True)
+    ) * inv_std
     axes = tuple(range(g.ndim - 1))
     return du, (g * xhat).sum(axes), g.sum(axes)
 
@@ -203,8 +229,9 @@ class BlockCache:
         return self.params[name] if name in PARAM_NAMES else getattr(self, name)
 
 
-def forward_with(x: Array, params: dict[str, Any], nudge: dict[str, Array] | None = None
-                 ) -> tuple[Array, BlockCache]:  # fmt: skip
+def forward_with(
+    x: Array, params: dict[str, Any], nudge: dict[str, Array] | None = None
+) -> tuple[Array, BlockCache]:
     """:func:`block_forward` that adds ``nudge[name]`` to the tensor ``name`` as it is made.
 
     Finite differences of an inner tensor (S, A, h, …) perturb it here, mid-way.
@@ -218,8 +245,10 @@ def forward_with(x: Array, params: dict[str, Any], nudge: dict[str, Array] | Non
     n_heads = int(p["n_heads"])
     x = at("x", x)
     d_k = x.shape[-1] // n_heads
-    Q, K, V = (at(n, att.split_heads(x @ p[f"W_{n.lower()}"] + p[f"b_{n.lower()}"], n_heads))
-               for n in ("Q", "K", "V"))  # (..., h, N, d_k) each  # fmt: skip
+    Q, K, V = (
+        at(n, att.split_heads(x @ p[f"W_{n.lower()}"] + p[f"b_{n.lower()}"], n_heads))
+        for n in ("Q", "K", "V")
+    )  # (..., h, N, d_k) each
     S = at("S", Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k))  # (..., h, N, N)
     A = at("A", masked_softmax(S))
     O = at("O", att.merge_heads(A @ V))  # noqa: E741  (..., N, D)
@@ -248,8 +277,12 @@ def block_forward(x: Array, params: dict[str, Any]) -> tuple[Array, BlockCache]:
     D, _ = _check_params(params)
     X = finite_array(x, "x", min_ndim=2)
     if X.shape[-1] != D:
-        raise CoreError("backprop_width", "x has {got} channels, the block expects D = {D}",
-                        got=X.shape[-1], D=D)  # fmt: skip
+        raise CoreError(
+            "backprop_width",
+            "x has {got} channels, the block expects D = {D}",
+            got=X.shape[-1],
+            D=D,
+        )
     integer(X.shape[-2], "N", 1, MAX_TOKENS)
     return forward_with(X, params)
 
@@ -264,8 +297,7 @@ def all_gradients(dy: Array, cache: BlockCache) -> dict[str, Array]:
     lead = tuple(range(c.x.ndim - 1))  # the axes a parameter's gradient sums over
     d_k = c.Q.shape[-1]
     # y = LN₂(v)
-    g["v"], g["gamma2"], g["beta2"] = layer_norm_backward(g["y"], c.xhat2, c.inv_std2,
-                                                          p["gamma2"])  # fmt: skip
+    g["v"], g["gamma2"], g["beta2"] = layer_norm_backward(g["y"], c.xhat2, c.inv_std2, p["gamma2"])
     # v = h + f: the gradient goes to both branches unchanged
     g["f"] = g["v"]
     g["W_2"], g["b_2"] = _flat(c.r).T @ _flat(g["f"]), g["f"].sum(lead)  # (F, D), (D,)
@@ -274,8 +306,7 @@ def all_gradients(dy: Array, cache: BlockCache) -> dict[str, Array]:
     g["W_1"], g["b_1"] = _flat(c.h).T @ _flat(g["z"]), g["z"].sum(lead)
     g["h"] = g["v"] + g["z"] @ p["W_1"].T  # residual split: skip path + feed-forward path
     # h = LN₁(u)
-    g["u"], g["gamma1"], g["beta1"] = layer_norm_backward(g["h"], c.xhat1, c.inv_std1,
-                                                          p["gamma1"])  # fmt: skip
+    g["u"], g["gamma1"], g["beta1"] = layer_norm_backward(g["h"], c.xhat1, c.inv_std1, p["gamma1"])
     g["m"] = g["u"]  # u = x + m
     g["W_o"], g["b_o"] = _flat(c.O).T @ _flat(g["m"]), g["m"].sum(lead)
     g["O"] = g["m"] @ p["W_o"].T
@@ -302,8 +333,9 @@ def block_backward(dy: Array, cache: BlockCache) -> dict[str, Array]:
     """∂L/∂(every learnable array) and ∂L/∂x, from dy = ∂L/∂y (same shape as y)."""
     dy = finite_array(dy, "dy")
     if dy.shape != cache.y.shape:
-        raise CoreError("backprop_dy_shape", "dy must have the shape of y, {shape}",
-                        shape=cache.y.shape)  # fmt: skip
+        raise CoreError(
+            "backprop_dy_shape", "dy must have the shape of y, {shape}", shape=cache.y.shape
+        )
     g = all_gradients(dy, cache)
     return {name: g[name] for name in (*PARAM_NAMES, "x")}
 
@@ -317,8 +349,9 @@ def squared_error_loss(y: Array, target: Array) -> tuple[float, Array]:
     return 0.5 * float((diff**2).sum()), diff
 
 
-def finite_difference_gradient(x: Array, params: dict[str, Any], target: Array, name: str,
-                               step: float = 1e-5) -> Array:  # fmt: skip
+def finite_difference_gradient(
+    x: Array, params: dict[str, Any], target: Array, name: str, step: float = 1e-5
+) -> Array:
     """Central differences (L(θ + he) − L(θ − he)) / 2h for every entry of tensor ``name``.
 
     ``name`` is a parameter (the parameter is perturbed) or an inner tensor (perturbed
@@ -356,8 +389,9 @@ def max_relative_error(a: Array, b: Array, floor: float = 1e-5) -> float:
     return float((np.abs(a - b) / scale).max())
 
 
-def example(n_tokens: int, d_model: int, n_heads: int, d_ff: int, seed: int
-            ) -> tuple[Array, dict[str, Any], Array]:  # fmt: skip
+def example(
+    n_tokens: int, d_model: int, n_heads: int, d_ff: int, seed: int
+) -> tuple[Array, dict[str, Any], Array]:
     """``(x, params, target)`` of the gradient views: random tokens, a random block whose
     γ, β and biases are random too (so every rule is exercised), a random target."""
     rng = np.random.default_rng(seed)
@@ -403,8 +437,7 @@ def tiny_task(kind: str, length: int, vocab: int) -> TinyTask:
     return TinyTask(tokens.astype(np.int64), np.ascontiguousarray(targets).astype(np.int64))
 
 
-def init_model(task: TinyTask, d_model: int, n_heads: int, d_ff: int, seed: int
-               ) -> dict[str, Any]:  # fmt: skip
+def init_model(task: TinyTask, d_model: int, n_heads: int, d_ff: int, seed: int) -> dict[str, Any]:
     """The block's parameters plus ``E`` (V, D) token and ``P`` (N, D) position embeddings and
     the read-out ``W_out`` (D, V), ``b_out`` (V,)."""
     rng = np.random.default_rng(seed)
@@ -417,8 +450,9 @@ def init_model(task: TinyTask, d_model: int, n_heads: int, d_ff: int, seed: int
     return params
 
 
-def model_loss_and_gradients(model: dict[str, Any], task: TinyTask
-                             ) -> tuple[float, float, dict[str, Array], Array]:  # fmt: skip
+def model_loss_and_gradients(
+    model: dict[str, Any], task: TinyTask
+) -> tuple[float, float, dict[str, Array], Array]:
     """Mean cross-entropy over every token of every sequence, by hand.
 
     x = E[s] + P → block → logits = y W_out + b_out → softmax cross-entropy.
@@ -458,8 +492,14 @@ class TrainRun:
     attention: Array
 
 
-def train(task: TinyTask, model: dict[str, Any], steps: int, lr: float, shown: int = 0,
-          on_step: Callable[[int], None] | None = None) -> TrainRun:  # fmt: skip
+def train(
+    task: TinyTask,
+    model: dict[str, Any],
+    steps: int,
+    lr: float,
+    shown: int = 0,
+    on_step: Callable[[int], None] | None = None,
+) -> TrainRun:
     """Full-batch gradient descent θ ← θ − η ∂L/∂θ, with the hand-written gradients.
 
     ``model`` is not changed; ``shown`` is the sequence whose attention is recorded.
@@ -472,8 +512,12 @@ def train(task: TinyTask, model: dict[str, Any], steps: int, lr: float, shown: i
         with np.errstate(over="ignore", invalid="ignore"):  # a diverging run is caught below
             loss, acc, grads, A = model_loss_and_gradients(model, task)
         if not np.isfinite(loss):
-            raise CoreError("backprop_diverged", "the loss blew up at step {step}: take a "
-                            "smaller learning rate than {lr}", step=step, lr=eta)  # fmt: skip
+            raise CoreError(
+                "backprop_diverged",
+                "the loss blew up at step {step}: take a smaller learning rate than {lr}",
+                step=step,
+                lr=eta,
+            )
         losses.append(loss)
         accuracies.append(acc)
         maps.append(A[shown])

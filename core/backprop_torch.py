@@ -41,13 +41,21 @@ def encoder_layer(params: dict[str, Any]) -> nn.TransformerEncoderLayer:
     """
     D, F_ = params["W_1"].shape
     layer = nn.TransformerEncoderLayer(
-        D, int(params["n_heads"]), F_, dropout=0.0, activation="relu",
-        layer_norm_eps=bp.EPS, batch_first=True, norm_first=False, dtype=DTYPE,
-    )  # fmt: skip
+        D,
+        int(params["n_heads"]),
+        F_,
+        dropout=0.0,
+        activation="relu",
+        layer_norm_eps=bp.EPS,
+        batch_first=True,
+        norm_first=False,
+        dtype=DTYPE,
+    )
     p = params
     with torch.no_grad():
-        layer.self_attn.in_proj_weight.copy_(_t(np.concatenate([p["W_q"].T, p["W_k"].T,
-                                                                p["W_v"].T])))  # fmt: skip
+        layer.self_attn.in_proj_weight.copy_(
+            _t(np.concatenate([p["W_q"].T, p["W_k"].T, p["W_v"].T]))
+        )
         layer.self_attn.in_proj_bias.copy_(_t(np.concatenate([p["b_q"], p["b_k"], p["b_v"]])))
         layer.self_attn.out_proj.weight.copy_(_t(p["W_o"].T))
         layer.self_attn.out_proj.bias.copy_(_t(p["b_o"]))
@@ -65,12 +73,20 @@ def _layer_grads(layer: nn.TransformerEncoderLayer, D: int) -> dict[str, Array]:
     """The layer's parameter gradients under our names and layout."""
     sa = layer.self_attn
     w, b = sa.in_proj_weight.grad.numpy(), sa.in_proj_bias.grad.numpy()
-    g = {"W_q": w[:D].T, "W_k": w[D:2 * D].T, "W_v": w[2 * D:].T,
-         "b_q": b[:D], "b_k": b[D:2 * D], "b_v": b[2 * D:],
-         "W_o": sa.out_proj.weight.grad.numpy().T, "b_o": sa.out_proj.bias.grad.numpy(),
-         "W_1": layer.linear1.weight.grad.numpy().T, "b_1": layer.linear1.bias.grad.numpy(),
-         "W_2": layer.linear2.weight.grad.numpy().T,
-         "b_2": layer.linear2.bias.grad.numpy()}  # fmt: skip
+    g = {
+        "W_q": w[:D].T,
+        "W_k": w[D : 2 * D].T,
+        "W_v": w[2 * D :].T,
+        "b_q": b[:D],
+        "b_k": b[D : 2 * D],
+        "b_v": b[2 * D :],
+        "W_o": sa.out_proj.weight.grad.numpy().T,
+        "b_o": sa.out_proj.bias.grad.numpy(),
+        "W_1": layer.linear1.weight.grad.numpy().T,
+        "b_1": layer.linear1.bias.grad.numpy(),
+        "W_2": layer.linear2.weight.grad.numpy().T,
+        "b_2": layer.linear2.bias.grad.numpy(),
+    }
     for k in (1, 2):
         g[f"gamma{k}"] = getattr(layer, f"norm{k}").weight.grad.numpy()
         g[f"beta{k}"] = getattr(layer, f"norm{k}").bias.grad.numpy()
@@ -89,8 +105,9 @@ def layer_gradients(x: Array, params: dict[str, Any], dy: Array) -> tuple[Array,
     return y.detach().numpy(), grads
 
 
-def autograd_gradients(x: Array, params: dict[str, Any], dy: Array
-                       ) -> tuple[Array, dict[str, Array]]:  # fmt: skip
+def autograd_gradients(
+    x: Array, params: dict[str, Any], dy: Array
+) -> tuple[Array, dict[str, Array]]:
     """``(y, grads)`` of the block written with torch functions; grads of every tensor of
     ``TENSOR_NAMES`` and every parameter of ``PARAM_NAMES`` (autograd of Σ dy ⊙ y)."""
     p = {k: _t(v).requires_grad_(True) for k, v in params.items() if isinstance(v, np.ndarray)}
@@ -129,8 +146,14 @@ def autograd_gradients(x: Array, params: dict[str, Any], dy: Array
     return y.detach().numpy(), grads
 
 
-def train(task: bp.TinyTask, model: dict[str, Any], steps: int, lr: float, shown: int = 0,
-          on_step: Callable[[int], None] | None = None) -> bp.TrainRun:  # fmt: skip
+def train(
+    task: bp.TinyTask,
+    model: dict[str, Any],
+    steps: int,
+    lr: float,
+    shown: int = 0,
+    on_step: Callable[[int], None] | None = None,
+) -> bp.TrainRun:
     """:func:`core.backprop.train` with torch: ``nn.TransformerEncoderLayer``, autograd,
     ``F.cross_entropy`` and ``torch.optim.SGD`` from the same initial numbers."""
     layer = encoder_layer(model)

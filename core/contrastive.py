@@ -43,8 +43,12 @@ BATCH_MAX = 64  # images in a batch (2N ≤ 128 views)
 def _temperature(temperature: object) -> float:
     tau = positive(temperature, "temperature")
     if tau < TAU_MIN:
-        raise CoreError("contrastive_temperature", "the temperature τ must be at least {lo}, "
-                        "got {value}", lo=TAU_MIN, value=temperature)  # fmt: skip
+        raise CoreError(
+            "contrastive_temperature",
+            "the temperature τ must be at least {lo}, got {value}",
+            lo=TAU_MIN,
+            value=temperature,
+        )
     return tau
 
 
@@ -52,11 +56,16 @@ def _embeddings(z: ArrayLike) -> Array:
     z = finite_array(z, "embeddings z", ndim=2)
     two_n = z.shape[0]
     if two_n < 2 or two_n % 2:
-        raise CoreError("contrastive_rows", "z needs an even number 2N ≥ 2 of rows (two views "
-                        "of each of N images), got {rows}", rows=two_n)  # fmt: skip
+        raise CoreError(
+            "contrastive_rows",
+            "z needs an even number 2N ≥ 2 of rows (two views of each of N images), got {rows}",
+            rows=two_n,
+        )
     if np.any(np.linalg.norm(z, axis=1) == 0):
-        raise CoreError("contrastive_zero", "an embedding of length 0 has no direction: its "
-                        "cosine similarity is undefined")  # fmt: skip
+        raise CoreError(
+            "contrastive_zero",
+            "an embedding of length 0 has no direction: its cosine similarity is undefined",
+        )
     return z
 
 
@@ -208,8 +217,11 @@ class Augmentation:
 def _image(image: ArrayLike) -> Array:
     x = finite_array(image, "image", ndim=3)
     if x.shape[2] != 3 or x.shape[0] < 2 or x.shape[1] < 2:
-        raise CoreError("contrastive_image", "an image must be (H, W, 3) with H, W ≥ 2, got "
-                        "shape {shape}", shape=x.shape)  # fmt: skip
+        raise CoreError(
+            "contrastive_image",
+            "an image must be (H, W, 3) with H, W ≥ 2, got shape {shape}",
+            shape=x.shape,
+        )
     return np.clip(x, 0.0, 1.0)
 
 
@@ -249,8 +261,9 @@ def rotate_hue(image: Array, turn: float) -> Array:
     return image @ R.T
 
 
-def colour_jitter(image: ArrayLike, brightness: float, contrast: float, saturation: float,
-                  hue: float) -> Array:  # fmt: skip
+def colour_jitter(
+    image: ArrayLike, brightness: float, contrast: float, saturation: float, hue: float
+) -> Array:
     """Brightness, contrast, saturation (blends with black, the mean grey, the grey image) and
     a hue turn, in this order, each clipped to [0, 1] (torchvision draws the order at random)."""
     x = _image(image)
@@ -262,8 +275,9 @@ def colour_jitter(image: ArrayLike, brightness: float, contrast: float, saturati
     return np.clip(rotate_hue(x, hue), 0, 1)
 
 
-def draw_augmentation(height: int, width: int, rng: np.random.Generator, strength: float = 0.5,
-                      min_area: float = 0.3) -> Augmentation:  # fmt: skip
+def draw_augmentation(
+    height: int, width: int, rng: np.random.Generator, strength: float = 0.5, min_area: float = 0.3
+) -> Augmentation:
     """Draw one view's augmentation (SimCLR, Appendix A, with colour strength s):
 
     - crop: area fraction ~ U(min_area, 1) (the paper: 0.08), aspect ratio log-uniform in
@@ -277,8 +291,11 @@ def draw_augmentation(height: int, width: int, rng: np.random.Generator, strengt
     s = non_negative(strength, "strength")
     lo = positive(min_area, "min_area")
     if lo > 1:
-        raise CoreError("contrastive_area", "the smallest crop area is a fraction of the image "
-                        "in (0, 1], got {value}", value=min_area)  # fmt: skip
+        raise CoreError(
+            "contrastive_area",
+            "the smallest crop area is a fraction of the image in (0, 1], got {value}",
+            value=min_area,
+        )
     area = rng.uniform(lo, 1.0) * H * W
     ratio = math.exp(rng.uniform(math.log(3 / 4), math.log(4 / 3)))
     h = min(math.sqrt(area / ratio), H)
@@ -289,8 +306,9 @@ def draw_augmentation(height: int, width: int, rng: np.random.Generator, strengt
     b, c, sat = rng.uniform(max(0.0, 1 - 0.8 * s), 1 + 0.8 * s, size=3)
     hue = rng.uniform(-0.2 * s, 0.2 * s)
     to_grey = bool(rng.random() < 0.2) and s > 0  # s = 0: no colour distortion at all
-    return Augmentation((top, left, h, w), flipped, jittered, float(b), float(c), float(sat),
-                        float(hue), to_grey)  # fmt: skip
+    return Augmentation(
+        (top, left, h, w), flipped, jittered, float(b), float(c), float(sat), float(hue), to_grey
+    )
 
 
 def apply_augmentation(image: ArrayLike, aug: Augmentation, side: int) -> Array:
@@ -318,8 +336,13 @@ class Views:
     augmentations: tuple[Augmentation, ...]
 
 
-def two_views(images: ArrayLike, rng: np.random.Generator, side: int, strength: float = 0.5,
-              min_area: float = 0.3) -> Views:  # fmt: skip
+def two_views(
+    images: ArrayLike,
+    rng: np.random.Generator,
+    side: int,
+    strength: float = 0.5,
+    min_area: float = 0.3,
+) -> Views:
     """Draw two augmented views of each of the N images (N, H, W, 3): rows i and i + N."""
     batch = finite_array(images, "images", ndim=4)
     N = integer(batch.shape[0], "N", 1, BATCH_MAX)
@@ -355,8 +378,13 @@ def synthetic_image(name: str, side: int) -> Array:
     if name == "dots":  # sky-blue dots on a dark ground
         on = np.hypot((x * 4) % 1 - 0.5, (y * 4) % 1 - 0.5) < 0.3
         return np.where(on[..., None], [0.34, 0.71, 0.91], [0.12, 0.12, 0.18])
-    raise CoreError("not_an_option", "{name} must be one of {options}, got {value!r}",
-                    name="picture", options=", ".join(SYNTHETIC), value=name)  # fmt: skip
+    raise CoreError(
+        "not_an_option",
+        "{name} must be one of {options}, got {value!r}",
+        name="picture",
+        options=", ".join(SYNTHETIC),
+        value=name,
+    )
 
 
 def mean_similarities(sim: ArrayLike) -> tuple[float, float]:

@@ -80,8 +80,9 @@ def depthwise_separable_cost(kernel: int, m: int, n: int, feature: int) -> Separ
     """
     D_K, M, N, D_F = _sizes(kernel, m, n, feature)
     # D_K · D_K · M · D_F · D_F + M · N · D_F · D_F  (Eq. 5)
-    return SeparableCost(ConvCost(D_K * D_K * M * D_F * D_F, D_K * D_K * M),
-                         ConvCost(M * N * D_F * D_F, M * N))  # fmt: skip
+    return SeparableCost(
+        ConvCost(D_K * D_K * M * D_F * D_F, D_K * D_K * M), ConvCost(M * N * D_F * D_F, M * N)
+    )
 
 
 def cost_ratio(kernel: int, n: int) -> Fraction:
@@ -98,11 +99,24 @@ def cost_ratio(kernel: int, n: int) -> Fraction:
 
 # (kind, stride, output channels at α = 1) after the first layer: "dw" depthwise 3×3, "pw" 1×1
 _BODY: tuple[tuple[str, int, int], ...] = (
-    ("dw", 1, 32), ("pw", 1, 64), ("dw", 2, 64), ("pw", 1, 128), ("dw", 1, 128), ("pw", 1, 128),
-    ("dw", 2, 128), ("pw", 1, 256), ("dw", 1, 256), ("pw", 1, 256), ("dw", 2, 256),
-    ("pw", 1, 512), *(("dw", 1, 512), ("pw", 1, 512)) * 5, ("dw", 2, 512), ("pw", 1, 1024),
-    ("dw", 1, 1024), ("pw", 1, 1024),
-)  # fmt: skip
+    ("dw", 1, 32),
+    ("pw", 1, 64),
+    ("dw", 2, 64),
+    ("pw", 1, 128),
+    ("dw", 1, 128),
+    ("pw", 1, 128),
+    ("dw", 2, 128),
+    ("pw", 1, 256),
+    ("dw", 1, 256),
+    ("pw", 1, 256),
+    ("dw", 2, 256),
+    ("pw", 1, 512),
+    *(("dw", 1, 512), ("pw", 1, 512)) * 5,
+    ("dw", 2, 512),
+    ("pw", 1, 1024),
+    ("dw", 1, 1024),
+    ("pw", 1, 1024),
+)
 WIDTHS = (1.0, 0.75, 0.5, 0.25)  # the α of the paper's Table 6
 RESOLUTIONS = (224, 192, 160, 128)  # the input sides of Table 7 (ρ = side / 224)
 CLASSES = 1000
@@ -144,13 +158,24 @@ def mobilenet_v1_layers(alpha: float = 1.0, resolution: int = 224) -> tuple[Laye
     side = validation.integer(resolution, "resolution", 32, 1024)
     width = lambda c: int(c * alpha)  # noqa: E731 (every c · α of the paper is a whole number)
     side_out = -(-side // 2)
-    layers = [Layer("conv", 2, 3, 3, width(32), side, side_out,
-                    standard_conv_cost(3, 3, width(32), side_out))]  # fmt: skip
+    layers = [
+        Layer(
+            "conv",
+            2,
+            3,
+            3,
+            width(32),
+            side,
+            side_out,
+            standard_conv_cost(3, 3, width(32), side_out),
+        )
+    ]
     side, m = side_out, width(32)
     for kind, stride, n in _BODY:
         side_out, n = -(-side // stride), width(n)
-        cost = depthwise_separable_cost(3 if kind == "dw" else 1, m, m if kind == "dw" else n,
-                                        side_out)  # fmt: skip
+        cost = depthwise_separable_cost(
+            3 if kind == "dw" else 1, m, m if kind == "dw" else n, side_out
+        )
         part = cost.depthwise if kind == "dw" else cost.pointwise
         layers.append(Layer(kind, stride, 3 if kind == "dw" else 1, m, n, side, side_out, part))
         side, m = side_out, n
@@ -166,8 +191,10 @@ def layer_shares(layers: tuple[Layer, ...]) -> dict[str, tuple[float, float]]:
     shares = {}
     for kind in ("conv", "dw", "pw", "fc"):
         part = [layer.cost for layer in layers if layer.kind == kind]
-        shares[kind] = (sum(c.mult_adds for c in part) / total_ma,
-                        sum(c.params for c in part) / total_p)  # fmt: skip
+        shares[kind] = (
+            sum(c.mult_adds for c in part) / total_ma,
+            sum(c.params for c in part) / total_p,
+        )
     return shares
 
 
@@ -217,23 +244,29 @@ def separable_as_standard(depthwise: Array, pointwise: Array) -> Array:
 
 
 def _odd_kernel(k: int) -> CoreError:
-    return CoreError("convolution_odd_kernel",
-                     "the kernel side must be odd for 'same' padding, not {k}",
-                     k=k)  # fmt: skip
+    return CoreError(
+        "convolution_odd_kernel", "the kernel side must be odd for 'same' padding, not {k}", k=k
+    )
 
 
 def _shuffle_channels(channels: int, r: int) -> CoreError:
-    return CoreError("convolution_shuffle_channels",
-                     "{channels} channels cannot be shuffled by r = {r}: they "
-                     "must be a multiple of r² = {r2}",
-                     channels=channels, r=r, r2=r * r)  # fmt: skip
+    return CoreError(
+        "convolution_shuffle_channels",
+        "{channels} channels cannot be shuffled by r = {r}: they must be a multiple of r² = {r2}",
+        channels=channels,
+        r=r,
+        r2=r * r,
+    )
 
 
 def _check_channels(expected: int, got: int) -> None:
     if expected != got:
-        raise CoreError("convolution_channels",
-                        "the weights expect {expected} input channels, not {got}",
-                        expected=expected, got=got)  # fmt: skip
+        raise CoreError(
+            "convolution_channels",
+            "the weights expect {expected} input channels, not {got}",
+            expected=expected,
+            got=got,
+        )
 
 
 def touched(kind: str, kernel: int, m: int, side: int, row: int, col: int) -> Array:
@@ -245,8 +278,10 @@ def touched(kind: str, kernel: int, m: int, side: int, row: int, col: int) -> Ar
     channel (value 1). 0 = not read. Windows are clipped at the border (zero padding).
     """
     validation.one_of(kind, "kind", ("standard", "depthwise", "pointwise"))
-    k, M, S = (validation.positive_int(v, name, 64) for v, name in
-               ((kernel, "D_K"), (m, "M"), (side, "D_F")))  # fmt: skip
+    k, M, S = (
+        validation.positive_int(v, name, 64)
+        for v, name in ((kernel, "D_K"), (m, "M"), (side, "D_F"))
+    )
     i, j = validation.integer(row, "row", 0, S - 1), validation.integer(col, "col", 0, S - 1)
     P = 0 if kind == "pointwise" else k // 2
     grid = np.zeros((M, S, S))
@@ -286,9 +321,13 @@ def pixel_unshuffle(y: Array, r: int) -> Array:
     r = validation.positive_int(r, "r", 64)
     C, Hr, Wr = y.shape
     if Hr % r or Wr % r:
-        raise CoreError("convolution_unshuffle_size",
-                        "a {height}×{width} image cannot be split into {r}×{r} "
-                        "blocks", height=Hr, width=Wr, r=r)  # fmt: skip
+        raise CoreError(
+            "convolution_unshuffle_size",
+            "a {height}×{width} image cannot be split into {r}×{r} blocks",
+            height=Hr,
+            width=Wr,
+            r=r,
+        )
     x = y.reshape(C, Hr // r, r, Wr // r, r)  # (C, H, i, W, j)
     return x.transpose(0, 2, 4, 1, 3).reshape(C * r * r, Hr // r, Wr // r)
 
@@ -318,8 +357,10 @@ def overlap_counts(kernel: int, stride: int, side: int) -> Array:
     """How many input pixels a transposed convolution (no padding) adds into each output pixel,
     along one axis: (side − 1)·stride + kernel counts. Uneven when stride does not divide the
     kernel: the source of checkerboard artefacts (Odena et al. 2016)."""
-    k, s, n = (validation.positive_int(v, name, 4096) for v, name in
-               ((kernel, "kernel"), (stride, "stride"), (side, "side")))  # fmt: skip
+    k, s, n = (
+        validation.positive_int(v, name, 4096)
+        for v, name in ((kernel, "kernel"), (stride, "stride"), (side, "side"))
+    )
     counts = np.zeros((n - 1) * s + k)
     for h in range(n):
         counts[h * s : h * s + k] += 1
@@ -344,9 +385,14 @@ def phase_spread(y: Array, r: int, border: int = 2) -> float:
 
 # Howard et al. 2017, Tables 6 and 7: (α, input side) → (million mult-adds, million parameters)
 PUBLISHED: dict[tuple[float, int], tuple[int, float]] = {
-    (1.0, 224): (569, 4.2), (0.75, 224): (325, 2.6), (0.5, 224): (149, 1.3), (0.25, 224): (41, 0.5),
-    (1.0, 192): (418, 4.2), (1.0, 160): (290, 4.2), (1.0, 128): (186, 4.2),
-}  # fmt: skip
+    (1.0, 224): (569, 4.2),
+    (0.75, 224): (325, 2.6),
+    (0.5, 224): (149, 1.3),
+    (0.25, 224): (41, 0.5),
+    (1.0, 192): (418, 4.2),
+    (1.0, 160): (290, 4.2),
+    (1.0, 128): (186, 4.2),
+}
 
 
 def shuffle_sources(channels: int, r: int, height: int, width: int) -> np.ndarray:

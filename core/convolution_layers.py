@@ -34,13 +34,22 @@ def _init(weight: torch.Tensor, generator: torch.Generator | None) -> None:
         nn.init.kaiming_uniform_(weight, a=math.sqrt(5), generator=generator)
 
 
-def conv2d(m: int, n: int, kernel: int, *, groups: int = 1,
-           generator: torch.Generator | None = None,
-           dtype: torch.dtype = torch.float32) -> nn.Conv2d:  # fmt: skip
+def conv2d(
+    m: int,
+    n: int,
+    kernel: int,
+    *,
+    groups: int = 1,
+    generator: torch.Generator | None = None,
+    dtype: torch.dtype = torch.float32,
+) -> nn.Conv2d:
     """A bias-free "same" ``nn.Conv2d`` (odd kernel) with weights drawn from ``generator``."""
     if kernel % 2 == 0:
-        raise CoreError("convolution_odd_kernel", "the kernel side must be odd for 'same' padding, "
-                           "not {k}", k=kernel)  # fmt: skip
+        raise CoreError(
+            "convolution_odd_kernel",
+            "the kernel side must be odd for 'same' padding, not {k}",
+            k=kernel,
+        )
     layer = nn.Conv2d(m, n, kernel, padding=kernel // 2, groups=groups, bias=False, dtype=dtype)
     _init(layer.weight, generator)
     return layer
@@ -54,8 +63,15 @@ class DepthwiseSeparable(nn.Module):
     2336
     """
 
-    def __init__(self, m: int, n: int, kernel: int = 3, *, generator: torch.Generator | None = None,
-                 dtype: torch.dtype = torch.float32) -> None:  # fmt: skip
+    def __init__(
+        self,
+        m: int,
+        n: int,
+        kernel: int = 3,
+        *,
+        generator: torch.Generator | None = None,
+        dtype: torch.dtype = torch.float32,
+    ) -> None:
         super().__init__()
         m, n = validation.positive_int(m, "M", 4096), validation.positive_int(n, "N", 4096)
         self.depthwise = conv2d(m, m, kernel, groups=m, generator=generator, dtype=dtype)
@@ -90,8 +106,9 @@ class Timing:
         return self.depthwise + self.pointwise
 
 
-def time_convolutions(m: int, n: int, kernel: int, side: int, repeats: int,
-                      generator: torch.Generator | None = None) -> Timing:  # fmt: skip
+def time_convolutions(
+    m: int, n: int, kernel: int, side: int, repeats: int, generator: torch.Generator | None = None
+) -> Timing:
     """Time a standard ``Conv2d(M, N, D_K)`` and the two halves of the separable one.
 
     The fastest of ``repeats`` runs (after a warm-up run): on a shared machine the minimum is
@@ -135,9 +152,17 @@ class SubPixelUpsample(nn.Module):
     """ESPCN's last layer, ``Conv2d(M, C·r², k)`` then ``PixelShuffle(r)``: (B, M, H, W) →
     (B, C, H·r, W·r)."""
 
-    def __init__(self, m: int, c: int, r: int, kernel: int = 3, *, icnr: bool = False,
-                 generator: torch.Generator | None = None,
-                 dtype: torch.dtype = torch.float32) -> None:  # fmt: skip
+    def __init__(
+        self,
+        m: int,
+        c: int,
+        r: int,
+        kernel: int = 3,
+        *,
+        icnr: bool = False,
+        generator: torch.Generator | None = None,
+        dtype: torch.dtype = torch.float32,
+    ) -> None:
         super().__init__()
         self.r = validation.positive_int(r, "r", 16)
         self.conv = conv2d(m, c * r * r, kernel, generator=generator, dtype=dtype)
@@ -154,8 +179,9 @@ class SubPixelUpsample(nn.Module):
         Cr2, M, k, _ = w.shape
         r = self.r
         T = cv.subpixel_to_transposed(w.double().numpy(), r)  # (M, C, r·k, r·k)
-        layer = nn.ConvTranspose2d(M, Cr2 // (r * r), r * k, stride=r, padding=r * (k - 1) // 2,
-                                   bias=False, dtype=w.dtype)  # fmt: skip
+        layer = nn.ConvTranspose2d(
+            M, Cr2 // (r * r), r * k, stride=r, padding=r * (k - 1) // 2, bias=False, dtype=w.dtype
+        )
         with torch.no_grad():
             layer.weight.copy_(torch.from_numpy(T))
         return layer
@@ -164,9 +190,16 @@ class SubPixelUpsample(nn.Module):
 class ResizeConv(nn.Module):
     """Nearest-neighbour upsampling by r, then a "same" k×k convolution (Odena et al. 2016)."""
 
-    def __init__(self, m: int, c: int, r: int, kernel: int = 3, *,
-                 generator: torch.Generator | None = None,
-                 dtype: torch.dtype = torch.float32) -> None:  # fmt: skip
+    def __init__(
+        self,
+        m: int,
+        c: int,
+        r: int,
+        kernel: int = 3,
+        *,
+        generator: torch.Generator | None = None,
+        dtype: torch.dtype = torch.float32,
+    ) -> None:
         super().__init__()
         self.resize = nn.Upsample(scale_factor=r, mode="nearest")
         self.conv = conv2d(m, c, kernel, generator=generator, dtype=dtype)
@@ -175,14 +208,27 @@ class ResizeConv(nn.Module):
         return self.conv(self.resize(x))
 
 
-def transposed_upsampler(m: int, c: int, r: int, kernel: int, *,
-                         generator: torch.Generator | None = None,
-                         dtype: torch.dtype = torch.float32) -> nn.ConvTranspose2d:  # fmt: skip
+def transposed_upsampler(
+    m: int,
+    c: int,
+    r: int,
+    kernel: int,
+    *,
+    generator: torch.Generator | None = None,
+    dtype: torch.dtype = torch.float32,
+) -> nn.ConvTranspose2d:
     """``ConvTranspose2d(M, C, kernel, stride=r)`` cropped to exactly (H·r, W·r) by its padding."""
     extra = kernel - r  # (H − 1)·r − 2p + kernel + output_padding = H·r
-    layer = nn.ConvTranspose2d(m, c, kernel, stride=r, padding=(extra + 1) // 2,
-                               output_padding=(extra + 1) // 2 * 2 - extra, bias=False,
-                               dtype=dtype)  # fmt: skip
+    layer = nn.ConvTranspose2d(
+        m,
+        c,
+        kernel,
+        stride=r,
+        padding=(extra + 1) // 2,
+        output_padding=(extra + 1) // 2 * 2 - extra,
+        bias=False,
+        dtype=dtype,
+    )
     _init(layer.weight, generator)
     return layer
 

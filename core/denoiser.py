@@ -75,9 +75,14 @@ class Denoiser(nn.Module):
     """
 
     def __init__(
-        self, dim: int = 2, hidden: int = 128, depth: int = 3, n_frequencies: int = 16, *,
+        self,
+        dim: int = 2,
+        hidden: int = 128,
+        depth: int = 3,
+        n_frequencies: int = 16,
+        *,
         generator: torch.Generator | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         super().__init__()
         self.dim = positive_int(dim, "dim")
         self.n_frequencies = positive_int(n_frequencies, "frequencies")
@@ -131,8 +136,7 @@ class Trained:
     seconds: float = 0.0
 
 
-def _targets(x0: torch.Tensor, eps: torch.Tensor, a: torch.Tensor, prediction: str
-             ) -> torch.Tensor:  # fmt: skip
+def _targets(x0: torch.Tensor, eps: torch.Tensor, a: torch.Tensor, prediction: str) -> torch.Tensor:
     if prediction == "eps":
         return eps
     if prediction == "x0":
@@ -142,10 +146,14 @@ def _targets(x0: torch.Tensor, eps: torch.Tensor, a: torch.Tensor, prediction: s
 
 
 def train_denoiser(
-    data: Array, schedule: Schedule, prediction: str = "eps", seed: int = 0,
+    data: Array,
+    schedule: Schedule,
+    prediction: str = "eps",
+    seed: int = 0,
     settings: TrainSettings = TrainSettings(),
-    on_progress: Callable[[int, Array], None] | None = None, progress_every: int = 100,
-) -> Trained:  # fmt: skip
+    on_progress: Callable[[int, Array], None] | None = None,
+    progress_every: int = 100,
+) -> Trained:
     """Fit a :class:`Denoiser` to ``data`` with DDPM's simple loss on ``prediction``.
 
     Args:
@@ -218,12 +226,21 @@ class TrainSpec:
 
 
 def train_spec(
-    spec: TrainSpec, settings: TrainSettings = TrainSettings(),
-    on_progress: Callable[[int, Array], None] | None = None, progress_every: int = 100,
-) -> Trained:  # fmt: skip
+    spec: TrainSpec,
+    settings: TrainSettings = TrainSettings(),
+    on_progress: Callable[[int, Array], None] | None = None,
+    progress_every: int = 100,
+) -> Trained:
     """:func:`train_denoiser` on the data, schedule, target and seed that ``spec`` names."""
-    return train_denoiser(spec.training_data(), spec.schedule(), spec.prediction, spec.seed,
-                          settings, on_progress, progress_every)  # fmt: skip
+    return train_denoiser(
+        spec.training_data(),
+        spec.schedule(),
+        spec.prediction,
+        spec.seed,
+        settings,
+        on_progress,
+        progress_every,
+    )
 
 
 def load_denoiser(trained: Trained) -> Denoiser:
@@ -276,11 +293,18 @@ def read_weights(arrays: dict[str, np.ndarray], spec: TrainSpec | None = None) -
     if spec is not None and str(arrays["meta.spec"]) != repr(spec):
         raise ValueError(f"these weights were trained on {arrays['meta.spec']}, not {spec!r}")
     steps, batch, hidden, depth, n_freq = (int(v) for v in arrays["meta.settings"])
-    settings = TrainSettings(steps, batch, float(arrays["meta.learning_rate"]), hidden, depth,
-                             n_freq)  # fmt: skip
-    weights = {k.removeprefix("weight."): np.asarray(v) for k, v in arrays.items()
-               if k.startswith("weight.")}  # fmt: skip
+    settings = TrainSettings(
+        steps, batch, float(arrays["meta.learning_rate"]), hidden, depth, n_freq
+    )
+    weights = {
+        k.removeprefix("weight."): np.asarray(v)
+        for k, v in arrays.items()
+        if k.startswith("weight.")
+    }
     return Trained(
-        TRAINABLE[int(arrays["meta.prediction"])], int(arrays["meta.num_steps"]), settings,
-        weights, np.asarray(arrays["meta.losses"], dtype=np.float64),
-    )  # fmt: skip
+        TRAINABLE[int(arrays["meta.prediction"])],
+        int(arrays["meta.num_steps"]),
+        settings,
+        weights,
+        np.asarray(arrays["meta.losses"], dtype=np.float64),
+    )

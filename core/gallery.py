@@ -23,10 +23,20 @@ from core import attention, lsh, routing, sra, validation, windows
 from core.arrays import Array, BoolArray
 from core.errors import CoreError
 
-Method = Literal["full", "band", "dilated", "bigbird", "swin", "sra", "linear", "reformer",
-                 "routing"]  # fmt: skip
-METHODS: tuple[Method, ...] = ("full", "band", "dilated", "bigbird", "swin", "sra", "linear",
-                               "reformer", "routing")  # fmt: skip
+Method = Literal[
+    "full", "band", "dilated", "bigbird", "swin", "sra", "linear", "reformer", "routing"
+]
+METHODS: tuple[Method, ...] = (
+    "full",
+    "band",
+    "dilated",
+    "bigbird",
+    "swin",
+    "sra",
+    "linear",
+    "reformer",
+    "routing",
+)
 MASKED: frozenset[str] = frozenset({"band", "dilated", "bigbird", "swin", "reformer", "routing"})
 
 
@@ -121,8 +131,14 @@ class Score:
     peak: int
 
 
-def make_input(x: Array, side: int, d: int, rng: np.random.Generator, sharpness: float = 1.0,
-               key_noise: float = 0.3) -> GalleryInput:  # fmt: skip
+def make_input(
+    x: Array,
+    side: int,
+    d: int,
+    rng: np.random.Generator,
+    sharpness: float = 1.0,
+    key_noise: float = 0.3,
+) -> GalleryInput:
     """Project token features x (side², D) to Q, K, V with seeded random weights.
 
     W_q has N(0, 1/D) entries times ``sharpness`` and W_k = W_q + ``key_noise`` × another
@@ -134,8 +150,9 @@ def make_input(x: Array, side: int, d: int, rng: np.random.Generator, sharpness:
     side = validation.positive_int(side, "side")
     d = validation.positive_int(d, "d")
     if x.shape[0] != side * side:
-        raise CoreError("gallery_tokens", "x has {n} tokens but side² = {N}",
-                        n=x.shape[0], N=side * side)  # fmt: skip
+        raise CoreError(
+            "gallery_tokens", "x has {n} tokens but side² = {N}", n=x.shape[0], N=side * side
+        )
     sharpness = validation.non_negative(sharpness, "sharpness")
     D = x.shape[1]
     w_q, noise, w_v = (rng.standard_normal((D, d)) / np.sqrt(D) for _ in range(3))
@@ -164,8 +181,9 @@ def _unit(x: Array) -> Array:
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
 
 
-def reformer_mask(q: Array, k: Array, buckets: int, rounds: int,
-                  rng: np.random.Generator) -> BoolArray:  # fmt: skip
+def reformer_mask(
+    q: Array, k: Array, buckets: int, rounds: int, rng: np.random.Generator
+) -> BoolArray:
     """(N, N) query i may use key j when their unit vectors share a bucket in some round.
 
     Reformer hashes one shared QK; with separate Q and K both are hashed with the same
@@ -202,16 +220,21 @@ def pattern(method: str, inp: GalleryInput, settings: Settings, seed: int) -> Bo
     if method == "dilated":
         return attention.dilated_mask(N, s.width, s.dilation)
     if method == "bigbird":
-        return attention.preset_mask("bigbird", N, width=s.width, n_global=s.n_global,
-                                     per_row=s.per_row, rng=rng)  # fmt: skip
+        return attention.preset_mask(
+            "bigbird", N, width=s.width, n_global=s.n_global, per_row=s.per_row, rng=rng
+        )
     if method == "swin":
         return swin_mask(inp.side, s.window, s.shift)
     if method == "reformer":
         return reformer_mask(inp.q, inp.k, s.buckets, s.rounds, rng)
     if method == "routing":
         return routing_mask(inp.q, inp.k, s.clusters, rng)
-    raise CoreError("gallery_method", "unknown method {name}: choose one of {names}",
-                    name=method, names=", ".join(METHODS))  # fmt: skip
+    raise CoreError(
+        "gallery_method",
+        "unknown method {name}: choose one of {names}",
+        name=method,
+        names=", ".join(METHODS),
+    )
 
 
 # ---- running a method --------------------------------------------------------------------
@@ -227,8 +250,13 @@ def _overhead(method: str, inp: GalleryInput, settings: Settings) -> int:
     return 0
 
 
-def run(method: str, inp: GalleryInput, settings: Settings = Settings(), seed: int = 0,
-        with_weights: bool = True) -> MethodResult:  # fmt: skip
+def run(
+    method: str,
+    inp: GalleryInput,
+    settings: Settings = Settings(),
+    seed: int = 0,
+    with_weights: bool = True,
+) -> MethodResult:
     """Run ``method`` on the shared input (``seed`` draws its random parts).
 
     ``with_weights=False`` skips what only the picture needs: linear attention then runs its
@@ -282,8 +310,9 @@ def row_errors(out: Array, reference: Array) -> Array:
     return np.linalg.norm(out - reference, axis=-1) / np.maximum(ref, 1e-300)
 
 
-def score(method: str, result: MethodResult, full: MethodResult, scores: Array,
-          top_k: int = 8) -> Score:  # fmt: skip
+def score(
+    method: str, result: MethodResult, full: MethodResult, scores: Array, top_k: int = 8
+) -> Score:
     """Compare one method's result with full attention's (``scores``: q kᵀ/√d, (N, N))."""
     mass = recall = None
     if result.mask is not None:
@@ -295,13 +324,20 @@ def score(method: str, result: MethodResult, full: MethodResult, scores: Array,
     return Score(method, err, mass, recall, result.flops, result.peak)
 
 
-def compare(inp: GalleryInput, settings: Settings = Settings(), seed: int = 0,
-            methods: Sequence[str] = METHODS, top_k: int = 8) -> list[Score]:  # fmt: skip
+def compare(
+    inp: GalleryInput,
+    settings: Settings = Settings(),
+    seed: int = 0,
+    methods: Sequence[str] = METHODS,
+    top_k: int = 8,
+) -> list[Score]:
     """Every method on the shared input, scored against full attention (in ``methods`` order)."""
     full = run("full", inp)
     scores = inp.q @ inp.k.T / np.sqrt(inp.q.shape[1])  # (N, N)
-    return [score(m, full if m == "full" else run(m, inp, settings, seed), full, scores, top_k)
-            for m in methods]  # fmt: skip
+    return [
+        score(m, full if m == "full" else run(m, inp, settings, seed), full, scores, top_k)
+        for m in methods
+    ]
 
 
 def dense_limit(method: str, side: int, settings: Settings = Settings()) -> Settings:

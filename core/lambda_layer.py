@@ -90,10 +90,17 @@ class LambdaLayer(nn.Module):
     """
 
     def __init__(
-        self, dim: int, dim_out: int, dim_k: int, heads: int, n: int | None = None,
-        r: int | None = None, *, generator: torch.Generator | None = None,
+        self,
+        dim: int,
+        dim_out: int,
+        dim_k: int,
+        heads: int,
+        n: int | None = None,
+        r: int | None = None,
+        *,
+        generator: torch.Generator | None = None,
         dtype: torch.dtype = torch.float32,
-    ) -> None:  # fmt: skip
+    ) -> None:
         super().__init__()
         dim, dim_out = (
             validation.positive_int(dim, "dim"),
@@ -105,10 +112,12 @@ class LambdaLayer(nn.Module):
         )
         if dim_out % heads:
             raise CoreError(
-                "lambda_heads", "dim_out = {dim_out} is not divisible by heads = {heads}: every "
+                "lambda_heads",
+                "dim_out = {dim_out} is not divisible by heads = {heads}: every "
                 "head needs values of the same size v = dim_out / heads",
-                dim_out=dim_out, heads=heads,
-            )  # fmt: skip
+                dim_out=dim_out,
+                heads=heads,
+            )
         if (n is None) == (r is None):
             raise CoreError(
                 "lambda_context", "give exactly one of n (global context) or r (local context)"
@@ -221,25 +230,43 @@ class LambdaLayer(nn.Module):
         content_output = torch.einsum("bhk,bkv->bhv", q_n, content)  # (λᶜ)ᵀ q_n: (B, h, v)
         y_n = content_output + torch.einsum("bhk,bkv->bhv", q_n, position_lambda)  # (B, h, v)
         return LambdaExplanation(
-            q=q_n, keys=keys, values=values, content_lambda=content, position_embedding=E_n,
-            position_lambda=position_lambda, content_output=content_output, y_n=y_n, y=self(x),
-        )  # fmt: skip
+            q=q_n,
+            keys=keys,
+            values=values,
+            content_lambda=content,
+            position_embedding=E_n,
+            position_lambda=position_lambda,
+            content_output=content_output,
+            y_n=y_n,
+            y=self(x),
+        )
 
     def _check_input(self, x: torch.Tensor) -> tuple[int, int, int, int]:
         """(B, C, H, W) of an input this layer accepts, else a :class:`CoreError`."""
         if x.dim() != 4:
-            raise CoreError("lambda_input_shape", "the input must be (B, C, H, W), not of "
-                            "shape {shape}", shape=tuple(x.shape))  # fmt: skip
+            raise CoreError(
+                "lambda_input_shape",
+                "the input must be (B, C, H, W), not of shape {shape}",
+                shape=tuple(x.shape),
+            )
         B, C, H, W = x.shape
         if self.dim != C:
-            raise CoreError("lambda_channels", "the layer expects {dim} input channels, not {C}",
-                            dim=self.dim, C=C)  # fmt: skip
+            raise CoreError(
+                "lambda_channels",
+                "the layer expects {dim} input channels, not {C}",
+                dim=self.dim,
+                C=C,
+            )
         if self.n is not None and self.n != H * W:
             raise CoreError(
-                "lambda_global_size", "this global lambda layer has a context of n = {n} "
+                "lambda_global_size",
+                "this global lambda layer has a context of n = {n} "
                 "positions, but a {H}×{W} image has {HW}: build it with n = H·W",
-                n=self.n, H=H, W=W, HW=H * W,
-            )  # fmt: skip
+                n=self.n,
+                H=H,
+                W=W,
+                HW=H * W,
+            )
         return B, C, H, W
 
 

@@ -87,8 +87,10 @@ def mixture(means: ArrayLike, stds: ArrayLike, weights: ArrayLike) -> Mixture:
         raise CoreError(
             "reverse_mixture_shapes",
             "the mixture has {K} means but {n_std} spreads and {n_w} weights: give one each",
-            K=K, n_std=sd.shape[0], n_w=w.shape[0],
-        )  # fmt: skip
+            K=K,
+            n_std=sd.shape[0],
+            n_w=w.shape[0],
+        )
     if np.any(sd < 0) or np.any(w < 0) or w.sum() <= 0:
         raise CoreError(
             "reverse_mixture_signs", "spreads and weights must be ≥ 0, with some weight > 0"
@@ -101,15 +103,15 @@ def _component_terms(x: Array, alpha_bar: float, mix: Mixture) -> tuple[Array, A
     N, d = x.shape
     if mix.means.shape[1] != d:
         raise CoreError(
-            "reverse_dimension", "the points have {d} coordinates but the means have {d_mu}",
-            d=d, d_mu=mix.means.shape[1],
-        )  # fmt: skip
+            "reverse_dimension",
+            "the points have {d} coordinates but the means have {d_mu}",
+            d=d,
+            d_mu=mix.means.shape[1],
+        )
     # s_k² = ᾱ σ_k² + 1 − ᾱ: the variance of x_t given component k
     s2 = alpha_bar * mix.stds**2 + (1.0 - alpha_bar)  # (K,)
     if np.any(s2 <= 0):
-        raise CoreError(
-            "reverse_point_mass", "a component with spread 0 has no density at t = 0"
-        )  # fmt: skip
+        raise CoreError("reverse_point_mass", "a component with spread 0 has no density at t = 0")
     diff = x[:, None, :] - math.sqrt(alpha_bar) * mix.means[None, :, :]  # (N, K, d)
     with np.errstate(divide="ignore"):
         log_w = np.log(mix.weights)
@@ -121,9 +123,13 @@ def _component_terms(x: Array, alpha_bar: float, mix: Mixture) -> tuple[Array, A
 
 
 def gmm_log_density(
-    x: ArrayLike, t: int, schedule: Schedule, means: ArrayLike, stds: ArrayLike,
+    x: ArrayLike,
+    t: int,
+    schedule: Schedule,
+    means: ArrayLike,
+    stds: ArrayLike,
     weights: ArrayLike,
-) -> Array:  # fmt: skip
+) -> Array:
     """log q(x_t) at the points ``x`` (N, d) for a Gaussian-mixture x_0; t = 0 is the data."""
     x = finite_array(x, "x", ndim=2)
     terms, _, _ = _component_terms(x, alpha_bar_at(t, schedule), mixture(means, stds, weights))
@@ -131,9 +137,14 @@ def gmm_log_density(
 
 
 def gmm_score_by_differences(
-    x: ArrayLike, t: int, schedule: Schedule, means: ArrayLike, stds: ArrayLike,
-    weights: ArrayLike, h: float = 1e-5,
-) -> Array:  # fmt: skip
+    x: ArrayLike,
+    t: int,
+    schedule: Schedule,
+    means: ArrayLike,
+    stds: ArrayLike,
+    weights: ArrayLike,
+    h: float = 1e-5,
+) -> Array:
     """∇ log q(x_t) by central differences of :func:`gmm_log_density`, (N, d): a check of the
     closed-form score that shares none of its algebra."""
     x = finite_array(x, "x", ndim=2)
@@ -164,9 +175,13 @@ class MixturePosterior:
 
 
 def gmm_posterior(
-    x_t: ArrayLike, t: int, schedule: Schedule, means: ArrayLike, stds: ArrayLike,
+    x_t: ArrayLike,
+    t: int,
+    schedule: Schedule,
+    means: ArrayLike,
+    stds: ArrayLike,
     weights: ArrayLike,
-) -> MixturePosterior:  # fmt: skip
+) -> MixturePosterior:
     """E[ε | x_t], E[x_0 | x_t], the score and the component weights, in closed form.
 
     Args:
@@ -190,9 +205,13 @@ def gmm_posterior(
 
 
 def gmm_eps(
-    x_t: ArrayLike, t: int, schedule: Schedule, means: ArrayLike, stds: ArrayLike,
+    x_t: ArrayLike,
+    t: int,
+    schedule: Schedule,
+    means: ArrayLike,
+    stds: ArrayLike,
     weights: ArrayLike,
-) -> Array:  # fmt: skip
+) -> Array:
     """The exact ε*(x_t, t) = E[ε | x_t], (N, d), when x_0 ~ Σ_k w_k N(μ_k, σ_k² I).
 
     >>> from core.diffusion import make_schedule
@@ -240,8 +259,9 @@ class DataSpec:
         one_of(self.kind, "data", DATA_KINDS)
         if self.kind != "mixture":
             return None
-        return mixture(*toydata.mixture_preset(self.layout, self.components, self.spread,
-                                               self.balance))  # fmt: skip
+        return mixture(
+            *toydata.mixture_preset(self.layout, self.components, self.spread, self.balance)
+        )
 
     def sample(self, n: int, rng: np.random.Generator) -> Array:
         """n points (n, 2) of this data."""
@@ -257,14 +277,18 @@ def _same_shape(x_t: ArrayLike, value: ArrayLike, name: str) -> tuple[Array, Arr
     v = finite_array(value, name)
     if x.shape != v.shape:
         raise CoreError(
-            "reverse_shapes", "x_t has shape {a} but {name} has shape {b}: they must match",
-            a=x.shape, name=name, b=v.shape,
-        )  # fmt: skip
+            "reverse_shapes",
+            "x_t has shape {a} but {name} has shape {b}: they must match",
+            a=x.shape,
+            name=name,
+            b=v.shape,
+        )
     return x, v
 
 
-def to_eps(x_t: ArrayLike, t: int, value: ArrayLike, prediction: Prediction,
-           schedule: Schedule) -> Array:  # fmt: skip
+def to_eps(
+    x_t: ArrayLike, t: int, value: ArrayLike, prediction: Prediction, schedule: Schedule
+) -> Array:
     """ε̂ from a prediction of ε, x_0, v or the score at (x_t, t).
 
     With x_t = √ᾱ x_0 + √(1−ᾱ) ε and v = √ᾱ ε − √(1−ᾱ) x_0:
@@ -283,8 +307,9 @@ def to_eps(x_t: ArrayLike, t: int, value: ArrayLike, prediction: Prediction,
     return -math.sqrt(1.0 - a) * p
 
 
-def to_x0(x_t: ArrayLike, t: int, value: ArrayLike, prediction: Prediction,
-          schedule: Schedule) -> Array:  # fmt: skip
+def to_x0(
+    x_t: ArrayLike, t: int, value: ArrayLike, prediction: Prediction, schedule: Schedule
+) -> Array:
     """x̂_0 from a prediction of ε, x_0, v or the score at (x_t, t).
 
     From ε: x̂_0 = (x_t − √(1−ᾱ) ε)/√ᾱ (DDPM Eq. 15), undefined where ᾱ_t = 0;
@@ -301,14 +326,21 @@ def to_x0(x_t: ArrayLike, t: int, value: ArrayLike, prediction: Prediction,
         raise CoreError(
             "reverse_zero_alpha_bar",
             "at t = {t} ᾱ_t = 0: x_t holds no trace of x_0, and ε cannot give x̂_0 "
-            "(predict v or x_0 instead)", t=t,
-        )  # fmt: skip
+            "(predict v or x_0 instead)",
+            t=t,
+        )
     eps = to_eps(x, t, p, prediction, schedule)
     return (x - math.sqrt(1.0 - a) * eps) / math.sqrt(a)
 
 
-def convert(x_t: ArrayLike, t: int, value: ArrayLike, source: Prediction, target: Prediction,
-            schedule: Schedule) -> Array:  # fmt: skip
+def convert(
+    x_t: ArrayLike,
+    t: int,
+    value: ArrayLike,
+    source: Prediction,
+    target: Prediction,
+    schedule: Schedule,
+) -> Array:
     """A prediction of ``source`` (ε, x_0, v or the score) at (x_t, t) as a ``target``.
 
     The four are one quantity in four coordinates: any one fixes the others given x_t.
@@ -344,8 +376,9 @@ def convert(x_t: ArrayLike, t: int, value: ArrayLike, source: Prediction, target
         raise CoreError(
             "reverse_zero_alpha_bar",
             "at t = {t} ᾱ_t = 0: x_t holds no trace of x_0, and ε cannot give x̂_0 "
-            "(predict v or x_0 instead)", t=t,
-        )  # fmt: skip
+            "(predict v or x_0 instead)",
+            t=t,
+        )
     return (eps - math.sqrt(1.0 - a) * x) / math.sqrt(a)
 
 
@@ -381,9 +414,14 @@ def v_angle(alpha_bar: float) -> float:
 
 
 def minimum_loss(
-    means: ArrayLike, stds: ArrayLike, weights: ArrayLike, schedule: Schedule,
-    prediction: Prediction, n: int, rng: np.random.Generator,
-) -> float:  # fmt: skip
+    means: ArrayLike,
+    stds: ArrayLike,
+    weights: ArrayLike,
+    schedule: Schedule,
+    prediction: Prediction,
+    n: int,
+    rng: np.random.Generator,
+) -> float:
     """The lowest possible value of DDPM's simple loss on a Gaussian mixture, by Monte Carlo.
 
     The squared error of a prediction of ε (x_0, v) is smallest for E[ε | x_t] (E[x_0 | x_t],
@@ -404,21 +442,31 @@ def minimum_loss(
         a = float(schedule.alpha_bars[t - 1])
         x_t = math.sqrt(a) * x0[rows] + math.sqrt(1.0 - a) * eps[rows]
         post = gmm_posterior(x_t, t, schedule, mix.means, mix.stds, mix.weights)
-        truth = {"eps": eps[rows], "x0": x0[rows],
-                 "v": math.sqrt(a) * eps[rows] - math.sqrt(1.0 - a) * x0[rows],
-                 "score": -eps[rows] / math.sqrt(1.0 - a)}[prediction]  # fmt: skip
-        best = {"eps": post.eps, "x0": post.x0,
-                "v": math.sqrt(a) * post.eps - math.sqrt(1.0 - a) * post.x0,
-                "score": post.score}[prediction]  # fmt: skip
+        truth = {
+            "eps": eps[rows],
+            "x0": x0[rows],
+            "v": math.sqrt(a) * eps[rows] - math.sqrt(1.0 - a) * x0[rows],
+            "score": -eps[rows] / math.sqrt(1.0 - a),
+        }[prediction]
+        best = {
+            "eps": post.eps,
+            "x0": post.x0,
+            "v": math.sqrt(a) * post.eps - math.sqrt(1.0 - a) * post.x0,
+            "score": post.score,
+        }[prediction]
         total += float(np.sum((truth - best) ** 2))
     return total / x0.size
 
 
 # ---- samplers -------------------------------------------------------------------------------
 def ddpm_step(
-    x_t: ArrayLike, t: int, eps: ArrayLike, schedule: Schedule, noise: ArrayLike,
+    x_t: ArrayLike,
+    t: int,
+    eps: ArrayLike,
+    schedule: Schedule,
+    noise: ArrayLike,
     variance: Variance = "posterior",
-) -> Array:  # fmt: skip
+) -> Array:
     """One ancestral step x_t → x_{t−1} (DDPM Algorithm 2).
 
     x_{t−1} = 1/√α_t · (x_t − β_t/√(1−ᾱ_t) · ε̂) + σ_t z, with σ_t² = β̃_t =
@@ -437,14 +485,18 @@ def ddpm_step(
     x, e = _same_shape(x_t, eps, "eps")
     _, z = _same_shape(x_t, noise, "noise")
     t = _step(t, schedule)
-    beta, alpha, a = (float(v[t - 1]) for v in (schedule.betas, schedule.alphas,
-                                                schedule.alpha_bars))  # fmt: skip
+    beta, alpha, a = (
+        float(v[t - 1]) for v in (schedule.betas, schedule.alphas, schedule.alpha_bars)
+    )
     if a == 1.0 or alpha == 0.0:
         raise CoreError(
             "reverse_degenerate_step",
             "the step t = {t} has α_t = {alpha:g}, ᾱ_t = {a:g}: DDPM's step divides by √α_t "
-            "and √(1−ᾱ_t)", t=t, alpha=alpha, a=a,
-        )  # fmt: skip
+            "and √(1−ᾱ_t)",
+            t=t,
+            alpha=alpha,
+            a=a,
+        )
     # x_{t−1} = 1/√α_t (x_t − β_t/√(1−ᾱ_t) ε̂) + σ_t z
     sigma = ddpm_sigma(t, schedule, variance)
     return (x - beta / math.sqrt(1.0 - a) * e) / math.sqrt(alpha) + sigma * z
@@ -459,8 +511,11 @@ def ddpm_sigma(t: int, schedule: Schedule, variance: Variance = "posterior") -> 
     t = _step(t, schedule)
     if t == 1:  # Algorithm 2: z = 0 at the last step
         return 0.0
-    beta, a, a_prev = float(schedule.betas[t - 1]), alpha_bar_at(t, schedule), alpha_bar_at(
-        t - 1, schedule)  # fmt: skip
+    beta, a, a_prev = (
+        float(schedule.betas[t - 1]),
+        alpha_bar_at(t, schedule),
+        alpha_bar_at(t - 1, schedule),
+    )
     if variance == "beta":
         return math.sqrt(beta)
     # β̃_t = (1 − ᾱ_{t−1})/(1 − ᾱ_t) · β_t
@@ -474,9 +529,16 @@ def ddim_sigma(t: int, t_prev: int, schedule: Schedule, eta: float) -> float:
 
 
 def ddim_step(
-    x_t: ArrayLike, t: int, t_prev: int, eps: ArrayLike, schedule: Schedule,
-    eta: float = 0.0, noise: ArrayLike | None = None, *, x0: ArrayLike | None = None,
-) -> Array:  # fmt: skip
+    x_t: ArrayLike,
+    t: int,
+    t_prev: int,
+    eps: ArrayLike,
+    schedule: Schedule,
+    eta: float = 0.0,
+    noise: ArrayLike | None = None,
+    *,
+    x0: ArrayLike | None = None,
+) -> Array:
     """One DDIM step x_t → x_{t_prev} to any earlier step (DDIM Eq. 12).
 
     x_prev = √ᾱ_prev x̂_0 + √(1 − ᾱ_prev − σ²) ε̂ + σ z, with x̂_0 = (x_t − √(1−ᾱ_t) ε̂)/√ᾱ_t
@@ -502,8 +564,11 @@ def ddim_step(
         raise CoreError(
             "reverse_eta_too_large",
             "η = {eta:g} asks for more noise (σ² = {sigma2:.4g}) than x_prev holds "
-            "(1 − ᾱ_prev = {room:.4g})", eta=eta, sigma2=sigma**2, room=1.0 - a_prev,
-        )  # fmt: skip
+            "(1 − ᾱ_prev = {room:.4g})",
+            eta=eta,
+            sigma2=sigma**2,
+            room=1.0 - a_prev,
+        )
     # x_prev = √ᾱ_prev x̂_0 + √(1 − ᾱ_prev − σ²) ε̂ + σ z
     out = math.sqrt(a_prev) * x0_hat + math.sqrt(max(direction2, 0.0)) * e
     if sigma > 0:
@@ -532,9 +597,15 @@ class StepNumbers:
 
 
 def step_numbers(
-    x_t: ArrayLike, t: int, t_prev: int, eps: ArrayLike, schedule: Schedule, sampler: Sampler,
-    eta: float = 0.0, variance: Variance = "posterior",
-) -> StepNumbers:  # fmt: skip
+    x_t: ArrayLike,
+    t: int,
+    t_prev: int,
+    eps: ArrayLike,
+    schedule: Schedule,
+    sampler: Sampler,
+    eta: float = 0.0,
+    variance: Variance = "posterior",
+) -> StepNumbers:
     """x̂_0, ᾱ's and σ of the step that :func:`sample` takes from t to t_prev with ``sampler``.
 
     With them, DDIM's step is √ᾱ_prev x̂_0 + direction · ε̂ + σ z and DDPM's is its mean
@@ -553,9 +624,14 @@ def step_numbers(
 
 
 def ode_step(
-    x_t: ArrayLike, t: int, t_prev: int, eps_model: EpsModel, schedule: Schedule,
-    method: Literal["euler", "heun"] = "heun", eps: ArrayLike | None = None,
-) -> Array:  # fmt: skip
+    x_t: ArrayLike,
+    t: int,
+    t_prev: int,
+    eps_model: EpsModel,
+    schedule: Schedule,
+    method: Literal["euler", "heun"] = "heun",
+    eps: ArrayLike | None = None,
+) -> Array:
     """One step of the probability-flow ODE from t to t_prev, by Euler or Heun.
 
     In y = x/√ᾱ and σ = √((1−ᾱ)/ᾱ) the ODE reads dy/dσ = ε(x, t) (DDIM Eq. 14; Karras et
@@ -577,8 +653,9 @@ def ode_step(
     if a == 0.0:
         raise CoreError(
             "reverse_ode_infinite_sigma",
-            "at t = {t} ᾱ_t = 0 and σ_t = ∞: start the ODE one step later", t=t,
-        )  # fmt: skip
+            "at t = {t} ᾱ_t = 0 and σ_t = ∞: start the ODE one step later",
+            t=t,
+        )
     e = _same_shape(x, eps_model(x, t) if eps is None else eps, "eps")[1]
     sigma, sigma_prev = math.sqrt((1 - a) / a), math.sqrt((1 - a_prev) / a_prev)
     # Euler: y_prev = y_t + (σ_prev − σ_t) ε̂(x_t, t)
@@ -606,10 +683,16 @@ class SampleRun:
 
 
 def sample(
-    x_T: ArrayLike, eps_model: EpsModel, schedule: Schedule, sampler: Sampler,
-    n_steps: int, rng: np.random.Generator | None = None, *, eta: float = 0.0,
+    x_T: ArrayLike,
+    eps_model: EpsModel,
+    schedule: Schedule,
+    sampler: Sampler,
+    n_steps: int,
+    rng: np.random.Generator | None = None,
+    *,
+    eta: float = 0.0,
     variance: Variance = "posterior",
-) -> SampleRun:  # fmt: skip
+) -> SampleRun:
     """Run a sampler from x_T down to x_0.
 
     Args:
@@ -628,9 +711,10 @@ def sample(
     steps = sampling_steps(T, n_steps)
     if sampler == "ddpm" and len(steps) != T + 1:
         raise CoreError(
-            "reverse_ddpm_steps", "DDPM's ancestral sampler takes all T = {T} steps "
-            "(use DDIM to skip steps)", T=T,
-        )  # fmt: skip
+            "reverse_ddpm_steps",
+            "DDPM's ancestral sampler takes all T = {T} steps (use DDIM to skip steps)",
+            T=T,
+        )
     noisy = sampler == "ddpm" or (sampler == "ddim" and eta > 0)
     if noisy and rng is None:
         raise CoreError("reverse_needs_rng", "this sampler adds noise: pass a seeded rng")
@@ -651,8 +735,9 @@ def sample(
     return SampleRun(steps, np.stack(path), calls)
 
 
-def gmm_eps_model(schedule: Schedule, means: ArrayLike, stds: ArrayLike,
-                  weights: ArrayLike) -> EpsModel:  # fmt: skip
+def gmm_eps_model(
+    schedule: Schedule, means: ArrayLike, stds: ArrayLike, weights: ArrayLike
+) -> EpsModel:
     """The exact ε*(x, t) of a Gaussian mixture as an ``EpsModel`` for :func:`sample`."""
     mix = mixture(means, stds, weights)
 
@@ -707,8 +792,9 @@ def sliced_wasserstein(a: ArrayLike, b: ArrayLike, n_directions: int = 64) -> fl
     return float(np.mean(wasserstein_1d(theta @ a.T, theta @ b.T)))
 
 
-def nearest_component(x: ArrayLike, means: ArrayLike, stds: ArrayLike,
-                      weights: ArrayLike) -> IntArray:  # fmt: skip
+def nearest_component(
+    x: ArrayLike, means: ArrayLike, stds: ArrayLike, weights: ArrayLike
+) -> IntArray:
     """The most probable mixture component of each point (N,), under the data (t = 0)."""
     x = finite_array(x, "x", ndim=2)
     terms, _, _ = _component_terms(x, 1.0, mixture(means, stds, weights))
@@ -730,8 +816,9 @@ class MixtureFit:
     stds: Array
 
 
-def mixture_fit(samples: ArrayLike, means: ArrayLike, stds: ArrayLike,
-                weights: ArrayLike) -> MixtureFit:  # fmt: skip
+def mixture_fit(
+    samples: ArrayLike, means: ArrayLike, stds: ArrayLike, weights: ArrayLike
+) -> MixtureFit:
     """Share, mean and spread of the samples that fall closest to each component."""
     x = finite_array(samples, "samples", ndim=2)
     mix = mixture(means, stds, weights)

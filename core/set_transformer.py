@@ -70,9 +70,12 @@ def _check_sizes(num_heads: int, width: int, **dims: int) -> None:
     h = validation.positive_int(num_heads, "num_heads")
     if validation.positive_int(width, "width") % h:
         raise CoreError(
-            "set_transformer_heads", "{h} heads do not split the width {width}: choose a "
-            "width that is a multiple of the number of heads", h=h, width=width,
-        )  # fmt: skip
+            "set_transformer_heads",
+            "{h} heads do not split the width {width}: choose a "
+            "width that is a multiple of the number of heads",
+            h=h,
+            width=width,
+        )
 
 
 @dataclass(frozen=True)
@@ -154,9 +157,14 @@ class MAB(nn.Module):
     """
 
     def __init__(
-        self, dim_q: int, dim_k: int, dim_v: int, num_heads: int, ln: bool = True,
+        self,
+        dim_q: int,
+        dim_k: int,
+        dim_v: int,
+        num_heads: int,
+        ln: bool = True,
         generator: torch.Generator | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         super().__init__()
         _check_sizes(num_heads, dim_v, dim_q=dim_q, dim_k=dim_k)
         g = _generator(generator)
@@ -201,9 +209,13 @@ class SAB(nn.Module):
     """Set attention block SAB(X) = MAB(X, X): every element attends every element (n×n)."""
 
     def __init__(
-        self, dim_in: int, dim_out: int, num_heads: int, ln: bool = True,
+        self,
+        dim_in: int,
+        dim_out: int,
+        num_heads: int,
+        ln: bool = True,
         generator: torch.Generator | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         super().__init__()
         _check_sizes(num_heads, dim_out, dim_in=dim_in)
         self.mab = MAB(dim_in, dim_in, dim_out, num_heads, ln, _generator(generator))
@@ -225,9 +237,14 @@ class ISAB(nn.Module):
     """
 
     def __init__(
-        self, dim_in: int, dim_out: int, num_heads: int, num_inducing: int, ln: bool = True,
+        self,
+        dim_in: int,
+        dim_out: int,
+        num_heads: int,
+        num_inducing: int,
+        ln: bool = True,
         generator: torch.Generator | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         super().__init__()
         _check_sizes(num_heads, dim_out, dim_in=dim_in, num_inducing=num_inducing)
         g = _generator(generator)
@@ -252,9 +269,13 @@ class PMA(nn.Module):
     """Pooling by multihead attention PMA_k(Z) = MAB(S, rFF(Z)) with k learned seeds S."""
 
     def __init__(
-        self, dim: int, num_heads: int, num_seeds: int = 1, ln: bool = True,
+        self,
+        dim: int,
+        num_heads: int,
+        num_seeds: int = 1,
+        ln: bool = True,
         generator: torch.Generator | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         super().__init__()
         _check_sizes(num_heads, dim, num_seeds=num_seeds)
         g = _generator(generator)
@@ -322,10 +343,16 @@ class SetTransformer(nn.Module):
     """
 
     def __init__(
-        self, dim_in: int, dim_out: int, dim: int = 16, num_heads: int = 4,
-        num_inducing: int | None = 8, num_seeds: int = 1, *,
+        self,
+        dim_in: int,
+        dim_out: int,
+        dim: int = 16,
+        num_heads: int = 4,
+        num_inducing: int | None = 8,
+        num_seeds: int = 1,
+        *,
         generator: torch.Generator | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         super().__init__()
         validation.positive_int(dim_out, "dim_out")
         g = _generator(generator)
@@ -347,14 +374,23 @@ class SetTransformer(nn.Module):
             step = block.explain(Z)
             Z = step.out  # (B, n, dim)
             encoded.append(Z)
-            maps = (step.weights_ix, step.weights_xh) if isinstance(step, ISABResult) else (
-                step.weights,)  # fmt: skip
+            maps = (
+                (step.weights_ix, step.weights_xh)
+                if isinstance(step, ISABResult)
+                else (step.weights,)
+            )
             weights.extend(maps)
         pooled = self.pool.explain(Z)  # PMA_k: (B, k, dim), weights (B, h, k, n)
         mixed = self.mix.explain(pooled.out)  # SAB: (B, k, dim), weights (B, h, k, k)
         output = self.out(self.rff(mixed.out))  # (B, k, dim_out)
-        return SetTransformerResult(X, tuple(encoded), pooled.out, mixed.out, output,
-                                    (*weights, pooled.weights, mixed.weights))  # fmt: skip
+        return SetTransformerResult(
+            X,
+            tuple(encoded),
+            pooled.out,
+            mixed.out,
+            output,
+            (*weights, pooled.weights, mixed.weights),
+        )
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """(B, n, dim_in) → (B, k, dim_out), the same for every order of the n elements."""
@@ -438,8 +474,12 @@ def shuffle_test(
     """
     perm = torch.as_tensor(perm)
     if sorted(perm.tolist()) != list(range(X.shape[-2])):
-        raise CoreError("set_transformer_perm", "π must list 0 … {last} once each, got {perm}",
-                        last=X.shape[-2] - 1, perm=perm.tolist())  # fmt: skip
+        raise CoreError(
+            "set_transformer_perm",
+            "π must list 0 … {last} once each, got {perm}",
+            last=X.shape[-2] - 1,
+            perm=perm.tolist(),
+        )
     with torch.no_grad():
         return ShuffleTest(f(X), f(X[:, perm]), perm)
 

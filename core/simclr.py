@@ -45,8 +45,13 @@ def _fill(module: nn.Module, generator: torch.Generator) -> nn.Module:
     return module
 
 
-def _layer(cls: type[nn.Module], generator: torch.Generator | None, *args: int,
-           dtype: torch.dtype, **kw: object) -> nn.Module:  # fmt: skip
+def _layer(
+    cls: type[nn.Module],
+    generator: torch.Generator | None,
+    *args: int,
+    dtype: torch.dtype,
+    **kw: object,
+) -> nn.Module:
     """``cls(*args, **kw)`` drawn from ``generator`` (``None``: torch's global generator)."""
     if generator is None:
         return cls(*args, **kw, dtype=dtype)
@@ -69,8 +74,13 @@ class Encoder(nn.Module):
         dtype: of the parameters and of the computation.
     """
 
-    def __init__(self, width: int = 8, *, generator: torch.Generator | None = None,
-                 dtype: torch.dtype = DTYPE) -> None:  # fmt: skip
+    def __init__(
+        self,
+        width: int = 8,
+        *,
+        generator: torch.Generator | None = None,
+        dtype: torch.dtype = DTYPE,
+    ) -> None:
         super().__init__()
         C = positive_int(width, "width", 256)
         self.dim = 2 * C
@@ -98,8 +108,14 @@ class ProjectionHead(nn.Module):
         generator, dtype: as in :class:`Encoder`.
     """
 
-    def __init__(self, dim: int, out: int = 16, *, generator: torch.Generator | None = None,
-                 dtype: torch.dtype = DTYPE) -> None:  # fmt: skip
+    def __init__(
+        self,
+        dim: int,
+        out: int = 16,
+        *,
+        generator: torch.Generator | None = None,
+        dtype: torch.dtype = DTYPE,
+    ) -> None:
         super().__init__()
         d, p = positive_int(dim, "dim", 1024), positive_int(out, "out", 1024)
         self.w1 = _layer(nn.Linear, generator, d, d, bias=False, dtype=dtype)
@@ -129,9 +145,14 @@ class SimCLRNet(nn.Module):
         dtype: of the parameters and of the computation.
     """
 
-    def __init__(self, width: int = 8, out: int = 16, *,
-                 generator: torch.Generator | None = None, dtype: torch.dtype = DTYPE
-                 ) -> None:  # fmt: skip
+    def __init__(
+        self,
+        width: int = 8,
+        out: int = 16,
+        *,
+        generator: torch.Generator | None = None,
+        dtype: torch.dtype = DTYPE,
+    ) -> None:
         super().__init__()
         self.dtype = dtype
         self.encoder = Encoder(width, generator=generator, dtype=dtype)
@@ -171,11 +192,19 @@ class TrainingRun:
 
 
 def train_steps(
-    images: Array, fixed_views: Array, temperature: float, steps: int, seed: int, *,
-    side: int = 32, strength: float = 0.5, min_area: float = 0.3,
-    learning_rate: float = 0.003, on_progress: Callable[[int, Array], None] | None = None,
+    images: Array,
+    fixed_views: Array,
+    temperature: float,
+    steps: int,
+    seed: int,
+    *,
+    side: int = 32,
+    strength: float = 0.5,
+    min_area: float = 0.3,
+    learning_rate: float = 0.003,
+    on_progress: Callable[[int, Array], None] | None = None,
     progress_every: int = 5,
-) -> TrainingRun:  # fmt: skip
+) -> TrainingRun:
     """Train a fresh :class:`SimCLRNet` for ``steps`` Adam steps on views of ``images``.
 
     Args:

@@ -52,7 +52,7 @@ def schedule_from_alpha_bars(alpha_bars: ArrayLike, kind: str = "custom") -> Sch
         raise CoreError(
             "snr_alpha_bars",
             "ᾱ_t must fall from below 1 towards 0 (only the last may be 0), step by step",
-        )  # fmt: skip
+        )
     prev = np.concatenate(([1.0], a[:-1]))
     # α_t = ᾱ_t/ᾱ_{t−1}, β_t = 1 − α_t
     alphas = a / prev
@@ -315,8 +315,9 @@ def conversion_errors(truth: Targets, t: int, schedule: Schedule) -> tuple[float
     return worst, undefined
 
 
-def target_losses(truth: Targets, x0_guess: ArrayLike, t: int, schedule: Schedule
-                  ) -> dict[str, float]:  # fmt: skip
+def target_losses(
+    truth: Targets, x0_guess: ArrayLike, t: int, schedule: Schedule
+) -> dict[str, float]:
     """The mean squared error of each target when a network's x̂_0 is ``x0_guess``.
 
     Each guessed target is x̂_0 converted at the same x_t with :func:`core.reverse.convert`;
@@ -325,6 +326,9 @@ def target_losses(truth: Targets, x0_guess: ArrayLike, t: int, schedule: Schedul
     from core import reverse  # noqa: PLC0415
 
     guess = finite_array(x0_guess, "x0_guess")
-    return {p: float(np.mean((truth.of(p) - reverse.convert(truth.x_t, t, guess, "x0", p,
-                                                            schedule)) ** 2))
-            for p in reverse.PREDICTIONS}  # fmt: skip
+    return {
+        p: float(
+            np.mean((truth.of(p) - reverse.convert(truth.x_t, t, guess, "x0", p, schedule)) ** 2)
+        )
+        for p in reverse.PREDICTIONS
+    }

@@ -67,9 +67,12 @@ def check_ratio(height: int, width: int, ratio: int) -> int:
     R = validation.positive_int(ratio, "R")
     if height % R or width % R:
         raise CoreError(
-            "sra_ratio", "R = {R} does not divide the {H}×{W} token map: choose R dividing "
-            "both {H} and {W}", R=R, H=height, W=width,
-        )  # fmt: skip
+            "sra_ratio",
+            "R = {R} does not divide the {H}×{W} token map: choose R dividing both {H} and {W}",
+            R=R,
+            H=height,
+            W=width,
+        )
     return R
 
 
@@ -85,8 +88,14 @@ def reshape_for_reduction(x: Array, height: int, width: int, ratio: int) -> Arra
     HW, C = x.shape
     R = check_ratio(height, width, ratio)
     if height * width != HW:
-        raise CoreError("sra_tokens", "x has {n} tokens but H·W = {H}·{W} = {HW}",
-                        n=HW, H=height, W=width, HW=height * width)  # fmt: skip
+        raise CoreError(
+            "sra_tokens",
+            "x has {n} tokens but H·W = {H}·{W} = {HW}",
+            n=HW,
+            H=height,
+            W=width,
+            HW=height * width,
+        )
     x = x.reshape(height // R, R, width // R, R, C).transpose(0, 2, 1, 3, 4)  # (h, w, R, R, C)
     return x.reshape(-1, R * R * C)  # (HW/R², R²C)
 
@@ -111,8 +120,13 @@ def spatial_reduction(x: Array, height: int, width: int, ratio: int, w_s: Array)
     C = patches.shape[1] // (ratio * ratio)
     w_s = validation.finite_array(w_s, "W^S", ndim=2)
     if w_s.shape != (ratio * ratio * C, C):
-        raise CoreError("sra_ws_shape", "W^S must be (R²C, C) = ({rows}, {C}), not {shape}",
-                        rows=ratio * ratio * C, C=C, shape=w_s.shape)  # fmt: skip
+        raise CoreError(
+            "sra_ws_shape",
+            "W^S must be (R²C, C) = ({rows}, {C}), not {shape}",
+            rows=ratio * ratio * C,
+            C=C,
+            shape=w_s.shape,
+        )
     # SR(x) = Norm(Reshape(x, R) W^S)
     return layer_norm(patches @ w_s)  # (HW/R², C)
 
@@ -163,8 +177,9 @@ def attention_cost(n_tokens: int, ratio: int, channels: int = 64) -> SRACost:
     R = validation.positive_int(ratio, "R")
     C = validation.positive_int(channels, "C")
     if HW % (R * R):
-        raise CoreError("sra_cost_tokens", "H·W = {HW} is not divisible by R² = {RR}",
-                        HW=HW, RR=R * R)  # fmt: skip
+        raise CoreError(
+            "sra_cost_tokens", "H·W = {HW} is not divisible by R² = {RR}", HW=HW, RR=R * R
+        )
     full, reduced = HW * HW, HW * (HW // (R * R))
     return SRACost(full, reduced, 4 * full, 4 * reduced, R * R * C * C)
 
@@ -212,11 +227,23 @@ def pvt_stages(image_size: int, variant: str = "Tiny") -> list[PVTStage]:
     for i, (cfg, L) in enumerate(zip(PVT_STAGES, PVT_DEPTHS[variant], strict=True)):
         out = side // cfg.P  # H_i = H_{i-1} / P_i
         HW, kv = out * out, (out // cfg.R) ** 2
-        rows.append(PVTStage(
-            stage=i + 1, P=cfg.P, C=cfg.C, heads=cfg.heads, R=cfg.R, E=cfg.E, L=L,
-            in_side=side, side=out, tokens=HW, kv_tokens=kv, entries=HW * HW,
-            sra_entries=HW * kv,
-        ))  # fmt: skip
+        rows.append(
+            PVTStage(
+                stage=i + 1,
+                P=cfg.P,
+                C=cfg.C,
+                heads=cfg.heads,
+                R=cfg.R,
+                E=cfg.E,
+                L=L,
+                in_side=side,
+                side=out,
+                tokens=HW,
+                kv_tokens=kv,
+                entries=HW * HW,
+                sra_entries=HW * kv,
+            )
+        )
         side = out
     return rows
 
@@ -261,7 +288,11 @@ def block_mean(image: Array, side: int) -> Array:
     S = image.shape[0]
     side = validation.positive_int(side, "side")
     if S % side:
-        raise CoreError("sra_block_side", "the token map side {side} must divide the image "
-                        "side {S}", side=side, S=S)  # fmt: skip
+        raise CoreError(
+            "sra_block_side",
+            "the token map side {side} must divide the image side {S}",
+            side=side,
+            S=S,
+        )
     k = S // side
     return image.reshape(side, k, side, k, -1).mean(axis=(1, 3))

@@ -136,8 +136,15 @@ def normal_moments(draws: ArrayLike, mean: float, var: float) -> SampleMoments:
     x = np.asarray(draws, dtype=np.float64).ravel()
     n = positive_int(x.size - 1, "number of draws − 1") + 1  # at least two draws
     v = positive(var, "variance")
-    return SampleMoments(n, float(x.mean()), float(x.var(ddof=1)), float(mean), v,
-                         math.sqrt(v / n), v * math.sqrt(2 / (n - 1)))  # fmt: skip
+    return SampleMoments(
+        n,
+        float(x.mean()),
+        float(x.var(ddof=1)),
+        float(mean),
+        v,
+        math.sqrt(v / n),
+        v * math.sqrt(2 / (n - 1)),
+    )
 
 
 def histogram_density(draws: ArrayLike, edges: ArrayLike) -> Array:

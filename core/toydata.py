@@ -25,9 +25,13 @@ def unit_clusters(
 
 
 def mips_keys(
-    n_keys: int, n_queries: int, dim: int, n_clusters: int, rng: np.random.Generator,
+    n_keys: int,
+    n_queries: int,
+    dim: int,
+    n_clusters: int,
+    rng: np.random.Generator,
     equal_norms: bool = False,
-) -> tuple[Array, Array]:  # fmt: skip
+) -> tuple[Array, Array]:
     """Toy keys around cluster centres with log-normal norms (or all norm 1) and queries."""
     centres = rng.standard_normal((int(n_clusters), int(dim)))
     keys = centres[rng.integers(0, int(n_clusters), int(n_keys))]
@@ -65,9 +69,13 @@ def positive_pairs(n_pairs: int, dim: int, spread: float, rng: np.random.Generat
 
 
 def varied_length_clusters(
-    n_tokens: int, dim: int, n_clusters: int, spread: float, rng: np.random.Generator,
+    n_tokens: int,
+    dim: int,
+    n_clusters: int,
+    spread: float,
+    rng: np.random.Generator,
     min_length: float = 0.35,
-) -> Array:  # fmt: skip
+) -> Array:
     """:func:`unit_clusters` with each token's length drawn from U(min_length, 1).
 
     Directions cluster, lengths vary: a hash that only sees directions (Reformer LSH) puts

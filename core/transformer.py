@@ -76,8 +76,9 @@ MAX_TOKENS = 10
 MAX_CHARS = 200
 
 
-def parse_sentence(text: str, name: str = "the sentence", max_tokens: int = MAX_TOKENS
-                   ) -> tuple[str, ...]:  # fmt: skip
+def parse_sentence(
+    text: str, name: str = "the sentence", max_tokens: int = MAX_TOKENS
+) -> tuple[str, ...]:
     """Split a typed sentence at spaces into 2 … ``max_tokens`` word tokens (never evaluated).
 
     >>> parse_sentence("the cat sat")
@@ -86,16 +87,22 @@ def parse_sentence(text: str, name: str = "the sentence", max_tokens: int = MAX_
     if not isinstance(text, str):
         raise CoreError("transformer_not_text", "{name} must be text", name=name)
     if len(text) > MAX_CHARS:
-        raise CoreError("transformer_too_long", "{name}: at most {hi} characters",
-                        name=name, hi=MAX_CHARS)  # fmt: skip
+        raise CoreError(
+            "transformer_too_long", "{name}: at most {hi} characters", name=name, hi=MAX_CHARS
+        )
     tokens = tuple(text.split())
     if not 2 <= len(tokens) <= max_tokens:
-        raise CoreError("transformer_token_count",
-                        "{name}: type 2 to {hi} words separated by spaces (got {n})",
-                        name=name, hi=max_tokens, n=len(tokens))  # fmt: skip
+        raise CoreError(
+            "transformer_token_count",
+            "{name}: type 2 to {hi} words separated by spaces (got {n})",
+            name=name,
+            hi=max_tokens,
+            n=len(tokens),
+        )
     if any(len(t) > 16 for t in tokens):
-        raise CoreError("transformer_long_word", "{name}: a word has more than 16 characters",
-                        name=name)  # fmt: skip
+        raise CoreError(
+            "transformer_long_word", "{name}: a word has more than 16 characters", name=name
+        )
     return tokens
 
 
@@ -218,8 +225,12 @@ def cross_attention(
     X = validation.finite_array(x_q, "decoder states", ndim=2)
     M = validation.finite_array(memory, "encoder output", ndim=2)
     if X.shape[1] != M.shape[1]:
-        raise CoreError("transformer_widths", "decoder width {a} ≠ encoder width {b}",
-                        a=X.shape[1], b=M.shape[1])  # fmt: skip
+        raise CoreError(
+            "transformer_widths",
+            "decoder width {a} ≠ encoder width {b}",
+            a=X.shape[1],
+            b=M.shape[1],
+        )
     d = att.check_heads(X.shape[1], n_heads)
     Q = att.split_heads(X @ w.w_q, n_heads)  # (h, T, d)
     K = att.split_heads(M @ w.w_k, n_heads)  # (h, S, d)
@@ -287,9 +298,13 @@ def family_maps(
 
 
 def future_influence(
-    x: Array, w: AttentionWeights, n_heads: int, mask: BoolArray | None, position: int,
+    x: Array,
+    w: AttentionWeights,
+    n_heads: int,
+    mask: BoolArray | None,
+    position: int,
     rng: np.random.Generator,
-) -> float:  # fmt: skip
+) -> float:
     """max |Δ output| at positions before ``position`` when the token at ``position`` changes.
 
     0 exactly under a causal mask (the past cannot see the future); > 0 without one.
@@ -496,5 +511,4 @@ def demo_cached_decoding(
     x = rng.standard_normal((length, d_model))
     run = cached_decoding(x, layers, n_heads)
     gap = float(np.abs(run.outputs - decoder_stack(x, layers, n_heads)).max())
-    return CacheDemo(gap, run.numbers, kv_cache_size(L, length, d_model).numbers, length,
-                     d_model)  # fmt: skip
+    return CacheDemo(gap, run.numbers, kv_cache_size(L, length, d_model).numbers, length, d_model)

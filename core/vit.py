@@ -48,21 +48,29 @@ def load_image(data: bytes, side: int) -> NDArray[np.uint8]:
         raise CoreError("vit_upload_empty", "the file is empty")
     if len(data) > MAX_UPLOAD_BYTES:
         raise CoreError(
-            "vit_upload_too_big", "the file has {mb} MB; at most {limit} MB",
-            mb=f"{len(data) / 1e6:.1f}", limit=f"{MAX_UPLOAD_BYTES / 1e6:.1f}",
-        )  # fmt: skip
+            "vit_upload_too_big",
+            "the file has {mb} MB; at most {limit} MB",
+            mb=f"{len(data) / 1e6:.1f}",
+            limit=f"{MAX_UPLOAD_BYTES / 1e6:.1f}",
+        )
     try:
         fmt, (W, H) = images.declared_size(data)
     except ValueError:
         raise CoreError("vit_upload_type", "this file is not a PNG or JPEG image") from None
     if W * H > images.MAX_PIXELS:
-        raise CoreError("vit_upload_pixels", "the image declares {W} × {H} pixels; at most {max}",
-                        W=W, H=H, max=f"{images.MAX_PIXELS:,}")  # fmt: skip
+        raise CoreError(
+            "vit_upload_pixels",
+            "the image declares {W} × {H} pixels; at most {max}",
+            W=W,
+            H=H,
+            max=f"{images.MAX_PIXELS:,}",
+        )
     try:
         return images.load_image(data, side)
     except ValueError:
-        raise CoreError("vit_upload_damaged", "this {fmt} file could not be decoded",
-                        fmt=fmt) from None  # fmt: skip
+        raise CoreError(
+            "vit_upload_damaged", "this {fmt} file could not be decoded", fmt=fmt
+        ) from None
 
 
 def check_patch(side: int, patch: int) -> tuple[int, int]:
@@ -122,8 +130,9 @@ class ViTWeights:
     w_o: Array
 
 
-def init_vit(patch: int, channels: int, d_model: int, n_patches: int,
-             rng: np.random.Generator) -> ViTWeights:  # fmt: skip
+def init_vit(
+    patch: int, channels: int, d_model: int, n_patches: int, rng: np.random.Generator
+) -> ViTWeights:
     """Random weights: E, W ~ N(0, 1/fan_in); [class] and positions ~ N(0, 0.02²) as in ViT."""
     P = validation.positive_int(patch, "patch size", 1024)
     C = validation.positive_int(channels, "channels", 16)
@@ -132,8 +141,9 @@ def init_vit(patch: int, channels: int, d_model: int, n_patches: int,
     fan_in = P * P * C
     E = rng.standard_normal((fan_in, D)) / np.sqrt(fan_in)
     w = rng.standard_normal((4, D, D)) / np.sqrt(D)
-    return ViTWeights(E, np.zeros(D), 0.02 * rng.standard_normal(D),
-                      0.02 * rng.standard_normal((N + 1, D)), *w)  # fmt: skip
+    return ViTWeights(
+        E, np.zeros(D), 0.02 * rng.standard_normal(D), 0.02 * rng.standard_normal((N + 1, D)), *w
+    )
 
 
 def patch_embedding(patches: Array, E: Array, b: Array) -> Array:
@@ -141,9 +151,11 @@ def patch_embedding(patches: Array, E: Array, b: Array) -> Array:
     x = validation.finite_array(patches, "patches", ndim=2)
     if x.shape[1] != E.shape[0]:
         raise CoreError(
-            "vit_embedding_shape", "patches of {n} numbers need E with {n} rows, not {r}",
-            n=x.shape[1], r=E.shape[0],
-        )  # fmt: skip
+            "vit_embedding_shape",
+            "patches of {n} numbers need E with {n} rows, not {r}",
+            n=x.shape[1],
+            r=E.shape[0],
+        )
     return x @ E + b
 
 
@@ -175,8 +187,13 @@ def input_tokens(image: Array, w: ViTWeights, patch: int) -> Array:
     """z₀ = [x_class; x_p E + b] + E_pos: (N + 1, D), the [class] token first."""
     tokens = patch_embedding(patchify(image, patch), w.E, w.b)  # (N, D)
     if len(tokens) + 1 != len(w.pos):
-        raise CoreError("vit_positions", "{n} patches need {t} position embeddings, not {p}",
-                        n=len(tokens), t=len(tokens) + 1, p=len(w.pos))  # fmt: skip
+        raise CoreError(
+            "vit_positions",
+            "{n} patches need {t} position embeddings, not {p}",
+            n=len(tokens),
+            t=len(tokens) + 1,
+            p=len(w.pos),
+        )
     return np.vstack([w.cls[None], tokens]) + w.pos  # (T, D)
 
 
@@ -211,9 +228,16 @@ class MHSASteps:
 
 
 def mhsa_steps(
-    x: Array, w_q: Array, w_k: Array, w_v: Array, w_o: Array, n_heads: int,
-    mask: BoolArray | None = None, *, scale: float | None = None,
-) -> MHSASteps:  # fmt: skip
+    x: Array,
+    w_q: Array,
+    w_k: Array,
+    w_v: Array,
+    w_o: Array,
+    n_heads: int,
+    mask: BoolArray | None = None,
+    *,
+    scale: float | None = None,
+) -> MHSASteps:
     """Multi-head self-attention written with einsum, keeping every step.
 
     Args:
@@ -241,9 +265,14 @@ def mhsa_steps(
 
 
 def torch_mha(
-    x: Array, w_q: Array, w_k: Array, w_v: Array, w_o: Array, n_heads: int,
+    x: Array,
+    w_q: Array,
+    w_k: Array,
+    w_v: Array,
+    w_o: Array,
+    n_heads: int,
     mask: BoolArray | None = None,
-) -> tuple[Array, Array]:  # fmt: skip
+) -> tuple[Array, Array]:
     """The same layer as ``torch.nn.MultiheadAttention`` (no biases): (out (T, D), weights
     (h, T, T)).
 
@@ -255,8 +284,7 @@ def torch_mha(
 
     X = validation.finite_array(x, "x", ndim=2)
     D = X.shape[1]
-    mha = torch.nn.MultiheadAttention(D, n_heads, bias=False, batch_first=True,
-                                      dtype=torch.float64)  # fmt: skip
+    mha = torch.nn.MultiheadAttention(D, n_heads, bias=False, batch_first=True, dtype=torch.float64)
     with torch.no_grad():
         mha.in_proj_weight.copy_(torch.from_numpy(np.concatenate([w_q.T, w_k.T, w_v.T])))
         mha.out_proj.weight.copy_(torch.from_numpy(np.ascontiguousarray(w_o.T)))

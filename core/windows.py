@@ -30,9 +30,13 @@ def check_window(height: int, width: int, window: int) -> int:
     M = validation.positive_int(window, "M")
     if height % M or width % M:
         raise CoreError(
-            "swin_window", "a {H}×{W} feature map does not split into {M}×{M} windows: "
-            "choose M dividing both {H} and {W}", H=height, W=width, M=M,
-        )  # fmt: skip
+            "swin_window",
+            "a {H}×{W} feature map does not split into {M}×{M} windows: "
+            "choose M dividing both {H} and {W}",
+            H=height,
+            W=width,
+            M=M,
+        )
     return M
 
 
@@ -61,8 +65,14 @@ def window_reverse(windows: NDArray[Any], window: int, height: int, width: int) 
     M = check_window(height, width, window)
     nW, C = windows.shape[0], windows.shape[-1]
     if nW != (height // M) * (width // M) or windows.shape[1:3] != (M, M):
-        raise CoreError("swin_reverse", "{shape} windows do not tile a {H}×{W} map with M = {M}",
-                        shape=windows.shape, H=height, W=width, M=M)  # fmt: skip
+        raise CoreError(
+            "swin_reverse",
+            "{shape} windows do not tile a {H}×{W} map with M = {M}",
+            shape=windows.shape,
+            H=height,
+            W=width,
+            M=M,
+        )
     x = windows.reshape(height // M, width // M, M, M, C).transpose(0, 2, 1, 3, 4)
     return x.reshape(height, width, C)
 
@@ -124,8 +134,12 @@ def relative_position_bias(table: Array, window: int) -> Array:
     M = validation.positive_int(window, "M")
     table = validation.finite_array(table, "B̂").ravel()
     if table.size != (2 * M - 1) ** 2:
-        raise CoreError("swin_bias_table", "the bias table needs (2M-1)² = {size} entries, "
-                        "got {got}", size=(2 * M - 1) ** 2, got=table.size)  # fmt: skip
+        raise CoreError(
+            "swin_bias_table",
+            "the bias table needs (2M-1)² = {size} entries, got {got}",
+            size=(2 * M - 1) ** 2,
+            got=table.size,
+        )
     return table[relative_position_index(M)]
 
 
@@ -146,8 +160,13 @@ def patch_partition(image: NDArray[Any], patch: int = 4) -> NDArray[Any]:
     H, W, C = image.shape
     patch = validation.positive_int(patch, "patch")
     if H % patch or W % patch:
-        raise CoreError("swin_patch", "the image {H}×{W} is not divisible into {P}×{P} patches",
-                        H=H, W=W, P=patch)  # fmt: skip
+        raise CoreError(
+            "swin_patch",
+            "the image {H}×{W} is not divisible into {P}×{P} patches",
+            H=H,
+            W=W,
+            P=patch,
+        )
     # (h p1) (w p2) c -> h w (p1 p2 c)
     x = image.reshape(H // patch, patch, W // patch, patch, C).transpose(0, 2, 1, 3, 4)
     return x.reshape(H // patch, W // patch, patch * patch * C)
@@ -177,8 +196,12 @@ def stage_shapes(image_size: int, patch: int = 4, embed_dim: int = 96) -> list[S
     """Token map shape of the four Swin stages for a square image: H/4·2^-i, C·2^i."""
     size = validation.positive_int(image_size, "image side")
     if size % (patch * 8):
-        raise CoreError("swin_image_side", "the image side must be a multiple of {k}, not {side}",
-                        k=patch * 8, side=size)  # fmt: skip
+        raise CoreError(
+            "swin_image_side",
+            "the image side must be a multiple of {k}, not {side}",
+            k=patch * 8,
+            side=size,
+        )
     rows = []
     for i in range(4):
         side = size // patch // 2**i

@@ -29,32 +29,54 @@ def _token_axis(labels: Sequence[str] | None, n: int, reverse: bool = False) -> 
 
 
 def attention_heatmap(
-    weights: Array, labels: Sequence[str] | None = None, *, title: str, x_title: str,
-    y_title: str, customdata: Array | None = None, hovertemplate: str | None = None,
-    zmax: float = 1.0, height: int = 420, colorbar_title: str = "a",
-) -> go.Figure:  # fmt: skip
+    weights: Array,
+    labels: Sequence[str] | None = None,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    customdata: Array | None = None,
+    hovertemplate: str | None = None,
+    zmax: float = 1.0,
+    height: int = 420,
+    colorbar_title: str = "a",
+) -> go.Figure:
     """(L, S) weights as a heatmap, query 0 on top. Traces: [0] the heatmap."""
     L, S = weights.shape
     fig = go.Figure(
         layout=layout(
-            title=title, x=x_title, y=y_title, height=height,
-            xaxis=_token_axis(labels, S), yaxis=_token_axis(labels, L, reverse=True),
+            title=title,
+            x=x_title,
+            y=y_title,
+            height=height,
+            xaxis=_token_axis(labels, S),
+            yaxis=_token_axis(labels, L, reverse=True),
             margin={"l": 80, "r": 15, "t": 56, "b": 70},
         )
-    )  # fmt: skip
+    )
     fig.add_heatmap(
-        z=weights, zmin=0.0, zmax=zmax, colorscale=SEQUENTIAL, customdata=customdata,
+        z=weights,
+        zmin=0.0,
+        zmax=zmax,
+        colorscale=SEQUENTIAL,
+        customdata=customdata,
         hovertemplate=hovertemplate or "query %{y}, key %{x}: %{z:.4f}<extra></extra>",
         colorbar={"title": {"text": colorbar_title}, "thickness": 12},
-    )  # fmt: skip
+    )
     return fig
 
 
 def query_row_figure(
-    labels: Sequence[str], row: Array, output: Array, *, titles: tuple[str, str],
-    y_titles: tuple[str, str], x_titles: tuple[str, str], output_range: float,
+    labels: Sequence[str],
+    row: Array,
+    output: Array,
+    *,
+    titles: tuple[str, str],
+    y_titles: tuple[str, str],
+    x_titles: tuple[str, str],
+    output_range: float,
     hovertemplate: str = "key %{x}: a = %{y:.4f}<extra></extra>",
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """One query: its weights over the keys (left) and its output o_i = sum_j a_ij v_j (right).
 
     The axes are fixed (weights in [0, 1], outputs in ±``output_range``) so moving the query
@@ -63,36 +85,76 @@ def query_row_figure(
     """
     # two panels by axis domains (make_subplots costs tens of ms on every slider step)
     n = len(labels)
-    lay = layout(title="", x=x_titles[0], y=y_titles[0], height=330, showlegend=False,
-                 xaxis={"domain": [0.0, 0.5], "tickmode": "array", "tickvals": list(range(n)),
-                        "ticktext": list(labels)},
-                 yaxis={"range": [0, 1.02]}, margin={"l": 60, "r": 15, "t": 40, "b": 70},
-    )  # fmt: skip
-    lay["xaxis2"] = {**lay["xaxis"], "domain": [0.62, 1.0], "anchor": "y2",
-                     "title": {"text": x_titles[1]}, "tickmode": "auto"}  # fmt: skip
+    lay = layout(
+        title="",
+        x=x_titles[0],
+        y=y_titles[0],
+        height=330,
+        showlegend=False,
+        xaxis={
+            "domain": [0.0, 0.5],
+            "tickmode": "array",
+            "tickvals": list(range(n)),
+            "ticktext": list(labels),
+        },
+        yaxis={"range": [0, 1.02]},
+        margin={"l": 60, "r": 15, "t": 40, "b": 70},
+    )
+    lay["xaxis2"] = {
+        **lay["xaxis"],
+        "domain": [0.62, 1.0],
+        "anchor": "y2",
+        "title": {"text": x_titles[1]},
+        "tickmode": "auto",
+    }
     lay["xaxis2"].pop("tickvals"), lay["xaxis2"].pop("ticktext")
-    lay["yaxis2"] = {**lay["yaxis"], "anchor": "x2", "title": {"text": y_titles[1]},
-                     "range": [-output_range, output_range]}  # fmt: skip
+    lay["yaxis2"] = {
+        **lay["yaxis"],
+        "anchor": "x2",
+        "title": {"text": y_titles[1]},
+        "range": [-output_range, output_range],
+    }
     lay["annotations"] = [
-        {"text": text, "x": x, "y": 1.0, "xref": "paper", "yref": "paper", "xanchor": "center",
-         "yanchor": "bottom", "showarrow": False, "font": {"size": 14}}
+        {
+            "text": text,
+            "x": x,
+            "y": 1.0,
+            "xref": "paper",
+            "yref": "paper",
+            "xanchor": "center",
+            "yanchor": "bottom",
+            "showarrow": False,
+            "font": {"size": 14},
+        }
         for text, x in zip(titles, (0.25, 0.81), strict=True)
-    ]  # fmt: skip
+    ]
     fig = go.Figure(layout=lay)
     fig.add_bar(
-        x=list(range(n)), y=row, marker_color=BLUE, hovertemplate=hovertemplate,
-    )  # fmt: skip
+        x=list(range(n)),
+        y=row,
+        marker_color=BLUE,
+        hovertemplate=hovertemplate,
+    )
     fig.add_bar(
-        x=list(range(len(output))), y=output, marker_color=ORANGE, xaxis="x2", yaxis="y2",
+        x=list(range(len(output))),
+        y=output,
+        marker_color=ORANGE,
+        xaxis="x2",
+        yaxis="y2",
         hovertemplate="o[%{x}] = %{y:.4f}<extra></extra>",
-    )  # fmt: skip
+    )
     return fig
 
 
 def head_grid(
-    weights: Array, labels: Sequence[str], *, title: str, head_title: str, cols: int = 4,
+    weights: Array,
+    labels: Sequence[str],
+    *,
+    title: str,
+    head_title: str,
+    cols: int = 4,
     hover: str = "query %{y}, key %{x}: %{z:.4f}",
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """(h, N, N) weights, one small heatmap per head. Traces: one heatmap per head.
 
     ``head_title`` names a head (``{i}`` = 1, 2, …); ``hover`` is a cell's hover text.
@@ -101,30 +163,58 @@ def head_grid(
     cols = min(cols, h)
     rows = -(-h // cols)
     fig = make_subplots(
-        rows=rows, cols=cols, subplot_titles=[head_title.format(i=i + 1) for i in range(h)],
-        horizontal_spacing=0.04, vertical_spacing=0.12 if rows > 1 else 0.0,
-    )  # fmt: skip
-    fig.update_layout(layout(title=title, x="", y="", height=70 + 260 * rows,
-                             margin={"l": 60, "r": 15, "t": 70, "b": 50}))  # fmt: skip
-    ticks = {"tickmode": "array", "tickvals": list(range(N)), "ticktext": list(labels),
-             "tickfont": {"size": 9}, "showgrid": False}  # fmt: skip
+        rows=rows,
+        cols=cols,
+        subplot_titles=[head_title.format(i=i + 1) for i in range(h)],
+        horizontal_spacing=0.04,
+        vertical_spacing=0.12 if rows > 1 else 0.0,
+    )
+    fig.update_layout(
+        layout(
+            title=title,
+            x="",
+            y="",
+            height=70 + 260 * rows,
+            margin={"l": 60, "r": 15, "t": 70, "b": 50},
+        )
+    )
+    ticks = {
+        "tickmode": "array",
+        "tickvals": list(range(N)),
+        "ticktext": list(labels),
+        "tickfont": {"size": 9},
+        "showgrid": False,
+    }
     for i in range(h):
         r, c = i // cols + 1, i % cols + 1
         fig.add_heatmap(
-            z=weights[i], zmin=0.0, zmax=1.0, colorscale=SEQUENTIAL, showscale=i == 0,
-            colorbar={"thickness": 12, "title": {"text": "a"}}, row=r, col=c,
+            z=weights[i],
+            zmin=0.0,
+            zmax=1.0,
+            colorscale=SEQUENTIAL,
+            showscale=i == 0,
+            colorbar={"thickness": 12, "title": {"text": "a"}},
+            row=r,
+            col=c,
             hovertemplate=f"{head_title.format(i=i + 1)}<br>{hover}<extra></extra>",
-        )  # fmt: skip
+        )
         fig.update_xaxes(**ticks, row=r, col=c, showticklabels=N <= 16)
         fig.update_yaxes(**ticks, row=r, col=c, autorange="reversed", showticklabels=c == 1)
     return fig
 
 
 def scaling_figure(
-    dims: Sequence[int], entropy: Array, top_weight: Array, current: int, max_entropy: float,
-    *, titles: tuple[str, str], x_title: str, y_titles: tuple[str, str],
+    dims: Sequence[int],
+    entropy: Array,
+    top_weight: Array,
+    current: int,
+    max_entropy: float,
+    *,
+    titles: tuple[str, str],
+    x_title: str,
+    y_titles: tuple[str, str],
     names: tuple[str, str],
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """Mean row entropy (left) and mean largest weight (right) against D, two scalings each.
 
     ``entropy`` and ``top_weight`` are (len(dims), 2): column 0 = 1/sqrt(D/h) (correct),
@@ -132,40 +222,65 @@ def scaling_figure(
     lines, [4, 5] the current D on each panel.
     """
     fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.12)
-    fig.update_layout(layout(title="", x=x_title, y=y_titles[0], height=340,
-                             margin={"l": 60, "r": 15, "t": 60, "b": 50}))  # fmt: skip
+    fig.update_layout(
+        layout(
+            title="",
+            x=x_title,
+            y=y_titles[0],
+            height=340,
+            margin={"l": 60, "r": 15, "t": 60, "b": 50},
+        )
+    )
     x = list(dims)
     colors = (BLUE, VERMILLION)
     for panel, data in ((1, entropy), (2, top_weight)):
         for j in range(2):
             fig.add_scatter(
-                x=x, y=data[:, j], mode="lines+markers", name=names[j], row=1, col=panel,
+                x=x,
+                y=data[:, j],
+                mode="lines+markers",
+                name=names[j],
+                row=1,
+                col=panel,
                 line={"color": colors[j], "dash": "solid" if j == 0 else "dash"},
-                showlegend=panel == 1, legendgroup=names[j],
+                showlegend=panel == 1,
+                legendgroup=names[j],
                 hovertemplate="D = %{x}<br>%{y:.3f}<extra>" + names[j] + "</extra>",
-            )  # fmt: skip
+            )
     k = x.index(current)
     for panel, data in ((1, entropy), (2, top_weight)):
         fig.add_scatter(
-            x=[current, current], y=list(data[k]), mode="markers", showlegend=False,
+            x=[current, current],
+            y=list(data[k]),
+            mode="markers",
+            showlegend=False,
             marker={"size": 12, "color": "black", "symbol": "circle-open", "line": {"width": 2}},
-            hoverinfo="skip", row=1, col=panel,
-        )  # fmt: skip
+            hoverinfo="skip",
+            row=1,
+            col=panel,
+        )
     log_ticks = {"type": "log", "tickvals": x, "ticktext": [str(v) for v in x]}
     fig.update_xaxes(**log_ticks)
     fig.update_xaxes(title_text=x_title, row=1, col=2, showline=True, ticks="outside")
     fig.update_yaxes(range=[0, max_entropy * 1.08], row=1, col=1)
-    fig.update_yaxes(title_text=y_titles[1], range=[0, 1.02], row=1, col=2, showline=True,
-                     ticks="outside")  # fmt: skip
+    fig.update_yaxes(
+        title_text=y_titles[1], range=[0, 1.02], row=1, col=2, showline=True, ticks="outside"
+    )
     fig.add_hline(y=max_entropy, line={"color": GREY, "dash": "dot"}, row=1, col=1)
     return fig
 
 
 def mask_heatmap(
-    mask: Array, *, title: str, x_title: str, y_title: str, height: int = 400,
-    on_label: str = "attends", off_label: str = "blocked",
+    mask: Array,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    height: int = 400,
+    on_label: str = "attends",
+    off_label: str = "blocked",
     hover: str = "query %{y}, key %{x}: %{z}",
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """A bool (n, n) mask or reachability matrix: dark = blocked, yellow = allowed.
 
     ``hover`` is a cell's hover text, followed by what 1 (``on_label``) and 0 mean.
@@ -175,66 +290,127 @@ def mask_heatmap(
     n = mask.shape[0]
     fig = go.Figure(
         layout=layout(
-            title=title, x=x_title, y=y_title, height=height,
+            title=title,
+            x=x_title,
+            y=y_title,
+            height=height,
             xaxis={"showgrid": False, "range": [-0.5, n - 0.5]},
             yaxis={"showgrid": False, "range": [n - 0.5, -0.5], "scaleanchor": "x"},
             margin={"l": 60, "r": 15, "t": 56, "b": 48},
         )
-    )  # fmt: skip
+    )
     fig.add_heatmap(
-        z=np.asarray(mask, dtype=np.int8), zmin=0, zmax=1, showscale=False,
+        z=np.asarray(mask, dtype=np.int8),
+        zmin=0,
+        zmax=1,
+        showscale=False,
         colorscale=[[0.0, "#440154"], [1.0, "#FDE725"]],
         hovertemplate=hover + "<extra>1 = " + on_label + ", 0 = " + off_label + "</extra>",
-    )  # fmt: skip
+    )
     return fig
 
 
 def cost_figure(
-    lengths: Array, full: Array, sparse: Array, current: int, current_cost: tuple[float, float],
-    *, title: str, x_title: str, y_title: str, names: tuple[str, str],
+    lengths: Array,
+    full: Array,
+    sparse: Array,
+    current: int,
+    current_cost: tuple[float, float],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    names: tuple[str, str],
     hovertemplate: str = "n = %{x}<br>%{y:,.0f} pairs<extra></extra>",
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """Allowed query-key pairs against n, log-log: full n² vs the sparse pattern.
 
     ``hovertemplate`` is the hover text of every point.
     Traces: [0] full, [1] sparse, [2] the current n on both curves.
     """
-    fig = go.Figure(layout=layout(title=title, x=x_title, y=y_title, height=360,
-                                  xaxis={"type": "log"}, yaxis={"type": "log"}))  # fmt: skip
-    fig.add_scatter(x=lengths, y=full, mode="lines", name=names[0], line={"color": GREY},
-                    hovertemplate=hovertemplate)  # fmt: skip
-    fig.add_scatter(x=lengths, y=sparse, mode="lines", name=names[1], line={"color": BLUE},
-                    hovertemplate=hovertemplate)  # fmt: skip
+    fig = go.Figure(
+        layout=layout(
+            title=title,
+            x=x_title,
+            y=y_title,
+            height=360,
+            xaxis={"type": "log"},
+            yaxis={"type": "log"},
+        )
+    )
     fig.add_scatter(
-        x=[current, current], y=list(current_cost), mode="markers", showlegend=False,
+        x=lengths,
+        y=full,
+        mode="lines",
+        name=names[0],
+        line={"color": GREY},
+        hovertemplate=hovertemplate,
+    )
+    fig.add_scatter(
+        x=lengths,
+        y=sparse,
+        mode="lines",
+        name=names[1],
+        line={"color": BLUE},
+        hovertemplate=hovertemplate,
+    )
+    fig.add_scatter(
+        x=[current, current],
+        y=list(current_cost),
+        mode="markers",
+        showlegend=False,
         marker={"size": 11, "color": ORANGE, "line": {"color": "black", "width": 1}},
         hovertemplate=hovertemplate,
-    )  # fmt: skip
+    )
     return fig
 
 
 def timing_figure(
-    lengths: Array, explicit: Array, reordered: Array, fits: tuple[tuple[float, float], ...],
-    *, title: str, x_title: str, y_title: str, names: tuple[str, str],
+    lengths: Array,
+    explicit: Array,
+    reordered: Array,
+    fits: tuple[tuple[float, float], ...],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    names: tuple[str, str],
     fit_names: tuple[str, str] = ("slope {slope}", "fit: N^{slope}"),
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """Measured median seconds against N (log-log) with the fitted power laws.
 
     ``fits`` = ((slope, intercept) explicit, (slope, intercept) reordered) of log t vs log N.
     ``fit_names``: a fitted line's name and hover text (``{slope}`` = the fitted slope).
     Traces: [0] explicit points, [1] reordered points, [2] explicit fit, [3] reordered fit.
     """
-    fig = go.Figure(layout=layout(title=title, x=x_title, y=y_title, height=380,
-                                  xaxis={"type": "log"}, yaxis={"type": "log"}))  # fmt: skip
+    fig = go.Figure(
+        layout=layout(
+            title=title,
+            x=x_title,
+            y=y_title,
+            height=380,
+            xaxis={"type": "log"},
+            yaxis={"type": "log"},
+        )
+    )
     for data, name, color in ((explicit, names[0], VERMILLION), (reordered, names[1], BLUE)):
-        fig.add_scatter(x=lengths, y=data, mode="markers", name=name,
-                        marker={"color": color, "size": 9},
-                        hovertemplate="N = %{x}<br>%{y:.3s}s<extra></extra>")  # fmt: skip
+        fig.add_scatter(
+            x=lengths,
+            y=data,
+            mode="markers",
+            name=name,
+            marker={"color": color, "size": 9},
+            hovertemplate="N = %{x}<br>%{y:.3s}s<extra></extra>",
+        )
     n = np.asarray(lengths, dtype=float)
     for (slope, intercept), color in zip(fits, (VERMILLION, BLUE), strict=True):
         fig.add_scatter(
-            x=n, y=np.exp(intercept) * n**slope, mode="lines", showlegend=False,
-            line={"color": color, "dash": "dash"}, name=fit_names[0].format(slope=f"{slope:.2f}"),
+            x=n,
+            y=np.exp(intercept) * n**slope,
+            mode="lines",
+            showlegend=False,
+            line={"color": color, "dash": "dash"},
+            name=fit_names[0].format(slope=f"{slope:.2f}"),
             hovertemplate=fit_names[1].format(slope=f"{slope:.2f}") + "<extra></extra>",
-        )  # fmt: skip
+        )
     return fig

@@ -18,10 +18,13 @@ def signed_log(x: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def powers_figure(
-    eigenvalues: NDArray[np.complex128], remainder: Sequence[float], *, titles: tuple[str, str],
+    eigenvalues: NDArray[np.complex128],
+    remainder: Sequence[float],
+    *,
+    titles: tuple[str, str],
     axis_titles: tuple[str, str, str, str],
     names: tuple[str, str] = ("eigenvalues λ", "coefficient r_j"),
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """Left: the eigenvalues in the complex plane with the circle |z| = spectral radius.
     Right: the coefficients of r(t) = t^k mod F_A(t), i.e. A^k = Σ r_j A^j, on a signed log
     scale. The left panel and the layout depend on A only, not on k.
@@ -36,30 +39,53 @@ def powers_figure(
     lay["yaxis"].update({"range": [-lim, lim], "scaleanchor": "x", "constrain": "domain"})
     n = len(remainder)
     labels = ["I", "A"] + [f"A{_sup(j)}" for j in range(2, n)]
-    lay["xaxis2"] = {**lay["xaxis"], "domain": [0.52, 1.0], "anchor": "y2", "type": "category",
-                     "title": {"text": axis_titles[2]}, "range": [-0.5, n - 0.5]}  # fmt: skip
+    lay["xaxis2"] = {
+        **lay["xaxis"],
+        "domain": [0.52, 1.0],
+        "anchor": "y2",
+        "type": "category",
+        "title": {"text": axis_titles[2]},
+        "range": [-0.5, n - 0.5],
+    }
     lay["xaxis2"].pop("scaleanchor", None)
-    lay["yaxis2"] = {**{k: v for k, v in lay["yaxis"].items() if k not in ("range", "scaleanchor",
-                     "constrain")}, "anchor": "x2", "title": {"text": axis_titles[3]}}  # fmt: skip
+    lay["yaxis2"] = {
+        **{k: v for k, v in lay["yaxis"].items() if k not in ("range", "scaleanchor", "constrain")},
+        "anchor": "x2",
+        "title": {"text": axis_titles[3]},
+    }
     lay["annotations"] = panel_titles(titles[:2], (0.0, 0.52))
     lay["shapes"] = [
-        {"type": "circle", "xref": "x", "yref": "y", "x0": -rho, "x1": rho, "y0": -rho,
-         "y1": rho, "line": {"color": GREY, "dash": "dash", "width": 1}},
-    ]  # fmt: skip
+        {
+            "type": "circle",
+            "xref": "x",
+            "yref": "y",
+            "x0": -rho,
+            "x1": rho,
+            "y0": -rho,
+            "y1": rho,
+            "line": {"color": GREY, "dash": "dash", "width": 1},
+        },
+    ]
     lay["margin"] = {"l": 60, "r": 15, "t": 40, "b": 60}
     lay["showlegend"] = False
     fig = go.Figure(layout=lay)
     fig.add_scatter(
-        x=lam.real, y=lam.imag, mode="markers", name=names[0],
+        x=lam.real,
+        y=lam.imag,
+        mode="markers",
+        name=names[0],
         marker={"size": 12, "color": ORANGE, "line": {"color": "black", "width": 1}},
         hovertemplate="λ = %{x:.4f} %{y:+.4f} i<extra></extra>",
-    )  # fmt: skip
+    )
     r = np.array([float(c) for c in remainder])
     fig.add_bar(
-        x=labels, y=signed_log(r), name=names[1], customdata=r,
+        x=labels,
+        y=signed_log(r),
+        name=names[1],
+        customdata=r,
         marker_color=[BLUE if c >= 0 else VERMILLION for c in r],
         hovertemplate="%{x}: r = %{customdata:.6g}<extra></extra>",
-    )  # fmt: skip
+    )
     fig.data[1].update(xaxis="x2", yaxis="y2")
     return fig
 

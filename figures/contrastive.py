@@ -24,8 +24,7 @@ Array = NDArray[np.float64]
 TILE = 64  # pixels of a tile in the mosaic of the views figure
 GAP = 4  # white pixels between tiles
 DIVERGING = [[0.0, "#2166AC"], [0.5, "#F7F7F7"], [1.0, "#B2182B"]]  # −1 blue … +1 red
-CURRENT = {"size": 12, "color": ORANGE, "symbol": "circle",
-           "line": {"color": "black", "width": 1}}  # fmt: skip
+CURRENT = {"size": 12, "color": ORANGE, "symbol": "circle", "line": {"color": "black", "width": 1}}
 POSITIVE_MARK = {"symbol": "circle-open", "size": 13, "color": "black", "line": {"width": 2.5}}
 OUTLINE = {"color": ORANGE, "width": 3}
 
@@ -66,8 +65,9 @@ def mosaic(rows: Sequence[Sequence[Array]]) -> Array:
     return out
 
 
-def _boxes(boxes: Sequence[tuple[float, float, float, float]], source_side: int
-           ) -> tuple[list, list]:  # fmt: skip
+def _boxes(
+    boxes: Sequence[tuple[float, float, float, float]], source_side: int
+) -> tuple[list, list]:
     """Crop boxes (top, left, h, w) in source pixels as one closed line per tile of row 0."""
     xs: list = []
     ys: list = []
@@ -83,9 +83,15 @@ def _boxes(boxes: Sequence[tuple[float, float, float, float]], source_side: int
 
 
 def views_figure(
-    originals: Array, views: Array, boxes: Sequence[tuple[float, float, float, float]], *,
-    title: str, row_titles: tuple[str, str, str], names: tuple[str, str], height: int = 360,
-) -> go.Figure:  # fmt: skip
+    originals: Array,
+    views: Array,
+    boxes: Sequence[tuple[float, float, float, float]],
+    *,
+    title: str,
+    row_titles: tuple[str, str, str],
+    names: tuple[str, str],
+    height: int = 360,
+) -> go.Figure:
     """The batch and its two views: row 0 the N images with both crop boxes drawn on them,
     row 1 views 1 … N, row 2 views 1′ … N′ (what the encoder sees).
 
@@ -101,42 +107,86 @@ def views_figure(
     Hm, Wm = pic.shape[:2]
     lay = layout(title=f"<b>{title}</b>", x="", y="", height=height)
     centres = [c * (TILE + GAP) + TILE / 2 for c in range(3)]
-    lay["xaxis"] = {"range": [-0.5, Wm - 0.5], "showgrid": False, "zeroline": False,
-                    "showline": False, "ticks": "", "constrain": "domain",
-                    "tickmode": "array", "tickvals": [c * (TILE + GAP) + TILE / 2
-                                                      for c in range(N)],
-                    "ticktext": [str(k + 1) for k in range(N)], "side": "top"}  # fmt: skip
-    lay["yaxis"] = {"range": [Hm - 0.5, -0.5], "showgrid": False, "zeroline": False,
-                    "showline": False, "ticks": "", "scaleanchor": "x", "constrain": "domain",
-                    "showticklabels": False}  # fmt: skip
+    lay["xaxis"] = {
+        "range": [-0.5, Wm - 0.5],
+        "showgrid": False,
+        "zeroline": False,
+        "showline": False,
+        "ticks": "",
+        "constrain": "domain",
+        "tickmode": "array",
+        "tickvals": [c * (TILE + GAP) + TILE / 2 for c in range(N)],
+        "ticktext": [str(k + 1) for k in range(N)],
+        "side": "top",
+    }
+    lay["yaxis"] = {
+        "range": [Hm - 0.5, -0.5],
+        "showgrid": False,
+        "zeroline": False,
+        "showline": False,
+        "ticks": "",
+        "scaleanchor": "x",
+        "constrain": "domain",
+        "showticklabels": False,
+    }
     lay["annotations"] = [
-        {"text": text, "x": -0.01, "y": y, "xref": "x domain", "yref": "y", "xanchor": "right",
-         "showarrow": False, "font": {"size": 13}}
+        {
+            "text": text,
+            "x": -0.01,
+            "y": y,
+            "xref": "x domain",
+            "yref": "y",
+            "xanchor": "right",
+            "showarrow": False,
+            "font": {"size": 13},
+        }
         for text, y in zip(row_titles, centres, strict=True)
-    ]  # fmt: skip
+    ]
     lay["margin"] = {"l": 10, "r": 10, "t": 64, "b": 36}
-    lay["legend"] = {"orientation": "h", "x": 0.0, "xanchor": "left", "y": 0.0,
-                     "yanchor": "top"}  # fmt: skip
+    lay["legend"] = {"orientation": "h", "x": 0.0, "xanchor": "left", "y": 0.0, "yanchor": "top"}
     size = originals.shape[1]
     xs1, ys1 = _boxes(boxes[:N], size)
     xs2, ys2 = _boxes(boxes[N:], size)
     data = [
-        {"type": "image", "source": png_data_uri(pic), "name": title,
-         "hovertemplate": "(%{x}, %{y})<extra></extra>"},
-        {"type": "scatter", "x": xs1, "y": ys1, "mode": "lines",
-         "name": names[0], "line": {"color": BLUE, "width": 2.5}, "hoverinfo": "skip"},
-        {"type": "scatter", "x": xs2, "y": ys2, "mode": "lines",
-         "name": names[1], "line": {"color": ORANGE, "width": 2.5, "dash": "dot"},
-         "hoverinfo": "skip"},
-    ]  # fmt: skip
+        {
+            "type": "image",
+            "source": png_data_uri(pic),
+            "name": title,
+            "hovertemplate": "(%{x}, %{y})<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": xs1,
+            "y": ys1,
+            "mode": "lines",
+            "name": names[0],
+            "line": {"color": BLUE, "width": 2.5},
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "x": xs2,
+            "y": ys2,
+            "mode": "lines",
+            "name": names[1],
+            "line": {"color": ORANGE, "width": 2.5, "dash": "dot"},
+            "hoverinfo": "skip",
+        },
+    ]
     return figure(data, lay)
 
 
 def similarity_figure(
-    similarity: Array, probs_row: Array, anchor: int, *, titles: tuple[str, str],
-    axis_titles: tuple[str, str, str], names: tuple[str, str, str], colorbar_title: str,
+    similarity: Array,
+    probs_row: Array,
+    anchor: int,
+    *,
+    titles: tuple[str, str],
+    axis_titles: tuple[str, str, str],
+    names: tuple[str, str, str],
+    colorbar_title: str,
     height: int = 460,
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """Left: the 2N × 2N cosine similarities, positives circled, the anchor's row outlined.
     Right: the anchor's softmax over the 2N − 1 other views, the positive in its own colour.
 
@@ -155,53 +205,127 @@ def similarity_figure(
     labels = view_labels(N)
     pos = (np.arange(two_n) + N) % two_n
     lay = layout(title="", x="", y="", height=height)
-    axis = {"showgrid": False, "zeroline": False, "showline": False, "ticks": "",
-            "tickmode": "array", "tickvals": list(range(two_n)), "ticktext": labels,
-            "tickfont": {"size": 11}}  # fmt: skip
-    lay["xaxis"] = {**axis, "domain": [0.0, 0.44], "range": [-0.5, two_n - 0.5],
-                    "title": {"text": axis_titles[0]}}  # fmt: skip
-    lay["yaxis"] = {**axis, "range": [two_n - 0.5, -0.5], "scaleanchor": "x",
-                    "title": {"text": axis_titles[1]}}  # fmt: skip
-    lay["xaxis2"] = {**axis, "domain": [0.6, 1.0], "anchor": "y2",
-                     "range": [-0.6, two_n - 0.4], "title": {"text": axis_titles[0]}}  # fmt: skip
-    lay["yaxis2"] = {"anchor": "x2", "range": [0, 1.05], "showgrid": True,
-                     "gridcolor": "#E5E5E5", "title": {"text": axis_titles[2]}}  # fmt: skip
+    axis = {
+        "showgrid": False,
+        "zeroline": False,
+        "showline": False,
+        "ticks": "",
+        "tickmode": "array",
+        "tickvals": list(range(two_n)),
+        "ticktext": labels,
+        "tickfont": {"size": 11},
+    }
+    lay["xaxis"] = {
+        **axis,
+        "domain": [0.0, 0.44],
+        "range": [-0.5, two_n - 0.5],
+        "title": {"text": axis_titles[0]},
+    }
+    lay["yaxis"] = {
+        **axis,
+        "range": [two_n - 0.5, -0.5],
+        "scaleanchor": "x",
+        "title": {"text": axis_titles[1]},
+    }
+    lay["xaxis2"] = {
+        **axis,
+        "domain": [0.6, 1.0],
+        "anchor": "y2",
+        "range": [-0.6, two_n - 0.4],
+        "title": {"text": axis_titles[0]},
+    }
+    lay["yaxis2"] = {
+        "anchor": "x2",
+        "range": [0, 1.05],
+        "showgrid": True,
+        "gridcolor": "#E5E5E5",
+        "title": {"text": axis_titles[2]},
+    }
     lay["annotations"] = panel_titles(titles, [0.0, 0.6], 13)
     lay["margin"] = {"l": 60, "r": 10, "t": 70, "b": 90}
-    lay["legend"] = {"orientation": "h", "x": 1.0, "xanchor": "right", "y": -0.2,
-                     "yanchor": "top"}  # fmt: skip
+    lay["legend"] = {"orientation": "h", "x": 1.0, "xanchor": "right", "y": -0.2, "yanchor": "top"}
     i, j = int(anchor), int(pos[anchor])
     data = [
-        {"type": "heatmap", "z": _list(similarity, 3), "x": list(range(two_n)),
-         "y": list(range(two_n)), "zmin": -1, "zmax": 1, "colorscale": DIVERGING,
-         "colorbar": {"title": {"text": colorbar_title, "side": "right"}, "x": 0.46,
-                      "thickness": 12, "len": 0.9},
-         "customdata": [[[labels[r], labels[c]] for c in range(two_n)] for r in range(two_n)],
-         "hovertemplate": "sim(z%{customdata[0]}, z%{customdata[1]}) = %{z:.3f}<extra></extra>",
-         "showlegend": False},
-        {"type": "scatter", "x": pos.tolist(), "y": list(range(two_n)), "mode": "markers",
-         "marker": POSITIVE_MARK, "name": names[0], "hoverinfo": "skip"},
-        {"type": "scatter", "x": [-0.5, two_n - 0.5, two_n - 0.5, -0.5, -0.5],
-         "y": [i - 0.5, i - 0.5, i + 0.5, i + 0.5, i - 0.5], "mode": "lines",
-         "line": {**OUTLINE, "dash": "solid"}, "hoverinfo": "skip", "showlegend": False},
-        {"type": "bar", "x": [j], "y": _list([probs_row[j]]), "xaxis": "x2", "yaxis": "y2",
-         "name": names[1], "marker": {"color": VERMILLION},
-         "hovertemplate": f"p = %{{y:.4f}}<extra>{labels[j]}</extra>"},
-        {"type": "bar", "x": [k for k in range(two_n) if k not in (i, j)],
-         "y": _list([probs_row[k] for k in range(two_n) if k not in (i, j)]), "xaxis": "x2",
-         "yaxis": "y2", "name": names[2],
-         "marker": {"color": GREY, "pattern": {"shape": "/"}},
-         "hovertemplate": "p = %{y:.4f}<extra></extra>"},
-    ]  # fmt: skip
+        {
+            "type": "heatmap",
+            "z": _list(similarity, 3),
+            "x": list(range(two_n)),
+            "y": list(range(two_n)),
+            "zmin": -1,
+            "zmax": 1,
+            "colorscale": DIVERGING,
+            "colorbar": {
+                "title": {"text": colorbar_title, "side": "right"},
+                "x": 0.46,
+                "thickness": 12,
+                "len": 0.9,
+            },
+            "customdata": [[[labels[r], labels[c]] for c in range(two_n)] for r in range(two_n)],
+            "hovertemplate": "sim(z%{customdata[0]}, z%{customdata[1]}) = %{z:.3f}<extra></extra>",
+            "showlegend": False,
+        },
+        {
+            "type": "scatter",
+            "x": pos.tolist(),
+            "y": list(range(two_n)),
+            "mode": "markers",
+            "marker": POSITIVE_MARK,
+            "name": names[0],
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "x": [-0.5, two_n - 0.5, two_n - 0.5, -0.5, -0.5],
+            "y": [i - 0.5, i - 0.5, i + 0.5, i + 0.5, i - 0.5],
+            "mode": "lines",
+            "line": {**OUTLINE, "dash": "solid"},
+            "hoverinfo": "skip",
+            "showlegend": False,
+        },
+        {
+            "type": "bar",
+            "x": [j],
+            "y": _list([probs_row[j]]),
+            "xaxis": "x2",
+            "yaxis": "y2",
+            "name": names[1],
+            "marker": {"color": VERMILLION},
+            "hovertemplate": f"p = %{{y:.4f}}<extra>{labels[j]}</extra>",
+        },
+        {
+            "type": "bar",
+            "x": [k for k in range(two_n) if k not in (i, j)],
+            "y": _list([probs_row[k] for k in range(two_n) if k not in (i, j)]),
+            "xaxis": "x2",
+            "yaxis": "y2",
+            "name": names[2],
+            "marker": {"color": GREY, "pattern": {"shape": "/"}},
+            "hovertemplate": "p = %{y:.4f}<extra></extra>",
+        },
+    ]
     return figure(data, lay)
 
 
 def temperature_figure(
-    taus: Array, losses: Array, tau: float, loss: float, chance: float, bound: Array,
-    ns: Sequence[int], losses_n: Array, chance_n: Array, bound_n: Array, n: int,
-    y_max: float, *, titles: tuple[str, str], x_titles: tuple[str, str], y_title: str,
-    names: tuple[str, str, str, str], height: int = 380,
-) -> go.Figure:  # fmt: skip
+    taus: Array,
+    losses: Array,
+    tau: float,
+    loss: float,
+    chance: float,
+    bound: Array,
+    ns: Sequence[int],
+    losses_n: Array,
+    chance_n: Array,
+    bound_n: Array,
+    n: int,
+    y_max: float,
+    *,
+    titles: tuple[str, str],
+    x_titles: tuple[str, str],
+    y_title: str,
+    names: tuple[str, str, str, str],
+    height: int = 380,
+) -> go.Figure:
     """Left: L(τ) of today's embeddings, the chance level ln(2N − 1) and the smallest possible
     loss. Right: the same three against the batch size N at today's τ.
 
@@ -214,54 +338,144 @@ def temperature_figure(
     Traces: [0] L(τ), [1] bound(τ), [2] chance (constant line), [3] current τ marker,
     [4] L(N), [5] bound(N), [6] chance(N), [7] current N marker.
     """
-    lay = layout(title="", x=x_titles[0], y=y_title, height=height,
-                 xaxis={"type": "log", "domain": [0.0, 0.45]})  # fmt: skip
+    lay = layout(
+        title="",
+        x=x_titles[0],
+        y=y_title,
+        height=height,
+        xaxis={"type": "log", "domain": [0.0, 0.45]},
+    )
     lay["yaxis"]["range"] = [0, y_max]  # fixed by the page: the layout never moves with τ
-    lay["xaxis2"] = {**lay["xaxis"], "type": "linear", "domain": [0.57, 1.0], "anchor": "y2",
-                     "title": {"text": x_titles[1]}, "dtick": 1}  # fmt: skip
+    lay["xaxis2"] = {
+        **lay["xaxis"],
+        "type": "linear",
+        "domain": [0.57, 1.0],
+        "anchor": "y2",
+        "title": {"text": x_titles[1]},
+        "dtick": 1,
+    }
     lay["yaxis2"] = {**lay["yaxis"], "anchor": "x2", "title": {"text": ""}}
     lay["annotations"] = panel_titles(titles, [0.0, 0.57], 13)
     lay["margin"] = {"l": 60, "r": 15, "t": 80, "b": 48}
-    lay["legend"] = {"orientation": "h", "x": 1.0, "xanchor": "right", "y": 1.13,
-                     "yanchor": "bottom"}  # fmt: skip
+    lay["legend"] = {
+        "orientation": "h",
+        "x": 1.0,
+        "xanchor": "right",
+        "y": 1.13,
+        "yanchor": "bottom",
+    }
     line = {"mode": "lines"}
     data = [
-        {**line, "type": "scatter", "x": _list(taus, 5), "y": _list(losses), "name": names[0],
-         "line": {"color": BLUE, "width": 2.5, "dash": "solid"}, "legendgroup": "a",
-         "hovertemplate": "τ = %{x:.3g}: L = %{y:.4f}<extra></extra>"},
-        {**line, "type": "scatter", "x": _list(taus, 5), "y": _list(bound), "name": names[2],
-         "line": {"color": GREY, "dash": "dot"}, "legendgroup": "b",
-         "hovertemplate": "τ = %{x:.3g}: %{y:.4f}<extra></extra>"},
-        {**line, "type": "scatter", "x": [float(taus[0]), float(taus[-1])],
-         "y": [chance, chance], "name": names[1], "line": {"color": VERMILLION, "dash": "dash"},
-         "legendgroup": "c", "hovertemplate": "ln(2N − 1) = %{y:.4f}<extra></extra>"},
-        {"type": "scatter", "x": [tau], "y": [round(loss, 4)], "mode": "markers",
-         "marker": CURRENT, "name": names[3], "legendgroup": "d",
-         "hovertemplate": "τ = %{x:.3g}: L = %{y:.4f}<extra></extra>"},
-        {**line, "type": "scatter", "x": list(ns), "y": _list(losses_n), "xaxis": "x2",
-         "yaxis": "y2", "mode": "lines+markers",
-         "line": {"color": BLUE, "width": 2.5, "dash": "solid"}, "marker": {"color": BLUE},
-         "legendgroup": "a", "showlegend": False,
-         "hovertemplate": "N = %{x}: L = %{y:.4f}<extra></extra>"},
-        {**line, "type": "scatter", "x": list(ns), "y": _list(bound_n), "xaxis": "x2",
-         "yaxis": "y2", "line": {"color": GREY, "dash": "dot"}, "legendgroup": "b",
-         "showlegend": False, "hovertemplate": "N = %{x}: %{y:.4f}<extra></extra>"},
-        {**line, "type": "scatter", "x": list(ns), "y": _list(chance_n), "xaxis": "x2",
-         "yaxis": "y2", "line": {"color": VERMILLION, "dash": "dash"}, "legendgroup": "c",
-         "showlegend": False, "hovertemplate": "N = %{x}: ln(2N − 1) = %{y:.4f}<extra></extra>"},
-        {"type": "scatter", "x": [n], "y": [round(float(losses_n[list(ns).index(n)]), 4)],
-         "xaxis": "x2", "yaxis": "y2", "mode": "markers", "marker": CURRENT,
-         "legendgroup": "d", "showlegend": False,
-         "hovertemplate": "N = %{x}: L = %{y:.4f}<extra></extra>"},
-    ]  # fmt: skip
+        {
+            **line,
+            "type": "scatter",
+            "x": _list(taus, 5),
+            "y": _list(losses),
+            "name": names[0],
+            "line": {"color": BLUE, "width": 2.5, "dash": "solid"},
+            "legendgroup": "a",
+            "hovertemplate": "τ = %{x:.3g}: L = %{y:.4f}<extra></extra>",
+        },
+        {
+            **line,
+            "type": "scatter",
+            "x": _list(taus, 5),
+            "y": _list(bound),
+            "name": names[2],
+            "line": {"color": GREY, "dash": "dot"},
+            "legendgroup": "b",
+            "hovertemplate": "τ = %{x:.3g}: %{y:.4f}<extra></extra>",
+        },
+        {
+            **line,
+            "type": "scatter",
+            "x": [float(taus[0]), float(taus[-1])],
+            "y": [chance, chance],
+            "name": names[1],
+            "line": {"color": VERMILLION, "dash": "dash"},
+            "legendgroup": "c",
+            "hovertemplate": "ln(2N − 1) = %{y:.4f}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": [tau],
+            "y": [round(loss, 4)],
+            "mode": "markers",
+            "marker": CURRENT,
+            "name": names[3],
+            "legendgroup": "d",
+            "hovertemplate": "τ = %{x:.3g}: L = %{y:.4f}<extra></extra>",
+        },
+        {
+            **line,
+            "type": "scatter",
+            "x": list(ns),
+            "y": _list(losses_n),
+            "xaxis": "x2",
+            "yaxis": "y2",
+            "mode": "lines+markers",
+            "line": {"color": BLUE, "width": 2.5, "dash": "solid"},
+            "marker": {"color": BLUE},
+            "legendgroup": "a",
+            "showlegend": False,
+            "hovertemplate": "N = %{x}: L = %{y:.4f}<extra></extra>",
+        },
+        {
+            **line,
+            "type": "scatter",
+            "x": list(ns),
+            "y": _list(bound_n),
+            "xaxis": "x2",
+            "yaxis": "y2",
+            "line": {"color": GREY, "dash": "dot"},
+            "legendgroup": "b",
+            "showlegend": False,
+            "hovertemplate": "N = %{x}: %{y:.4f}<extra></extra>",
+        },
+        {
+            **line,
+            "type": "scatter",
+            "x": list(ns),
+            "y": _list(chance_n),
+            "xaxis": "x2",
+            "yaxis": "y2",
+            "line": {"color": VERMILLION, "dash": "dash"},
+            "legendgroup": "c",
+            "showlegend": False,
+            "hovertemplate": "N = %{x}: ln(2N − 1) = %{y:.4f}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": [n],
+            "y": [round(float(losses_n[list(ns).index(n)]), 4)],
+            "xaxis": "x2",
+            "yaxis": "y2",
+            "mode": "markers",
+            "marker": CURRENT,
+            "legendgroup": "d",
+            "showlegend": False,
+            "hovertemplate": "N = %{x}: L = %{y:.4f}<extra></extra>",
+        },
+    ]
     return figure(data, lay)
 
 
 def training_figure(
-    losses: Array, fixed_losses: Array, step: int, chance: float, bound: float,
-    before: Array, now: Array, *, titles: tuple[str, str, str], x_title: str, y_title: str,
-    names: tuple[str, str, str, str], colorbar_title: str, height: int = 430,
-) -> go.Figure:  # fmt: skip
+    losses: Array,
+    fixed_losses: Array,
+    step: int,
+    chance: float,
+    bound: float,
+    before: Array,
+    now: Array,
+    *,
+    titles: tuple[str, str, str],
+    x_title: str,
+    y_title: str,
+    names: tuple[str, str, str, str],
+    colorbar_title: str,
+    height: int = 430,
+) -> go.Figure:
     """Left: the loss at every step (each step's fresh views, and the fixed views), the chance
     level and the smallest possible loss, the current step marked. Middle and right: the
     fixed views' similarities before training and after ``step`` steps.
@@ -273,22 +487,39 @@ def training_figure(
     two_n = before.shape[0]
     N = two_n // 2
     labels = view_labels(N)
-    lay = layout(title="", x=x_title, y=y_title, height=height,
-                 xaxis={"domain": [0.0, 0.36], "range": [-1, steps + 1]})  # fmt: skip
+    lay = layout(
+        title="",
+        x=x_title,
+        y=y_title,
+        height=height,
+        xaxis={"domain": [0.0, 0.36], "range": [-1, steps + 1]},
+    )
     top = float(max(np.max(losses), np.max(fixed_losses), chance)) * 1.08
     lay["yaxis"]["range"] = [0, top]
-    axis = {"showgrid": False, "zeroline": False, "showline": False, "ticks": "",
-            "tickmode": "array", "tickvals": list(range(two_n)), "ticktext": labels,
-            "tickfont": {"size": 10}, "range": [-0.5, two_n - 0.5]}  # fmt: skip
+    axis = {
+        "showgrid": False,
+        "zeroline": False,
+        "showline": False,
+        "ticks": "",
+        "tickmode": "array",
+        "tickvals": list(range(two_n)),
+        "ticktext": labels,
+        "tickfont": {"size": 10},
+        "range": [-0.5, two_n - 0.5],
+    }
     lay["xaxis2"] = {**axis, "domain": [0.44, 0.68], "anchor": "y2"}
     lay["yaxis2"] = {**axis, "anchor": "x2", "range": [two_n - 0.5, -0.5], "scaleanchor": "x2"}
     lay["xaxis3"] = {**axis, "domain": [0.74, 0.98], "anchor": "y3"}
-    lay["yaxis3"] = {**axis, "anchor": "x3", "range": [two_n - 0.5, -0.5], "scaleanchor": "x3",
-                     "showticklabels": False}  # fmt: skip
+    lay["yaxis3"] = {
+        **axis,
+        "anchor": "x3",
+        "range": [two_n - 0.5, -0.5],
+        "scaleanchor": "x3",
+        "showticklabels": False,
+    }
     lay["annotations"] = panel_titles(titles, [0.0, 0.44, 0.74], 13)
     lay["margin"] = {"l": 60, "r": 10, "t": 70, "b": 100}
-    lay["legend"] = {"orientation": "h", "x": 0.0, "xanchor": "left", "y": -0.25,
-                     "yanchor": "top"}  # fmt: skip
+    lay["legend"] = {"orientation": "h", "x": 0.0, "xanchor": "left", "y": -0.25, "yanchor": "top"}
     x = list(range(steps + 1))
     pos = (np.arange(two_n) + N) % two_n
     heat = {
@@ -300,30 +531,86 @@ def training_figure(
         "hovertemplate": "%{y}, %{x}: %{z:.3f}<extra></extra>",
     }
     data = [
-        {"type": "scatter", "x": list(range(1, steps + 1)), "y": _list(losses),
-         "mode": "lines", "name": names[0], "line": {"color": GREY, "width": 1.5, "dash": "solid"},
-         "hovertemplate": "step %{x}: L = %{y:.4f}<extra></extra>"},
-        {"type": "scatter", "x": x, "y": _list(fixed_losses), "mode": "lines",
-         "name": names[1], "line": {"color": BLUE, "width": 3, "dash": "solid"},
-         "hovertemplate": "step %{x}: L = %{y:.4f}<extra></extra>"},
-        {"type": "scatter", "x": [0, steps], "y": [chance, chance], "mode": "lines",
-         "name": names[2], "line": {"color": VERMILLION, "dash": "dash"},
-         "hovertemplate": "ln(2N − 1) = %{y:.4f}<extra></extra>"},
-        {"type": "scatter", "x": [0, steps], "y": [bound, bound], "mode": "lines",
-         "name": names[3], "line": {"color": GREY, "dash": "dot"},
-         "hovertemplate": "%{y:.4f}<extra></extra>"},
-        {"type": "scatter", "x": [step], "y": [round(float(fixed_losses[step]), 4)],
-         "mode": "markers", "marker": CURRENT, "showlegend": False,
-         "hovertemplate": "step %{x}: L = %{y:.4f}<extra></extra>"},
+        {
+            "type": "scatter",
+            "x": list(range(1, steps + 1)),
+            "y": _list(losses),
+            "mode": "lines",
+            "name": names[0],
+            "line": {"color": GREY, "width": 1.5, "dash": "solid"},
+            "hovertemplate": "step %{x}: L = %{y:.4f}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": x,
+            "y": _list(fixed_losses),
+            "mode": "lines",
+            "name": names[1],
+            "line": {"color": BLUE, "width": 3, "dash": "solid"},
+            "hovertemplate": "step %{x}: L = %{y:.4f}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": [0, steps],
+            "y": [chance, chance],
+            "mode": "lines",
+            "name": names[2],
+            "line": {"color": VERMILLION, "dash": "dash"},
+            "hovertemplate": "ln(2N − 1) = %{y:.4f}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": [0, steps],
+            "y": [bound, bound],
+            "mode": "lines",
+            "name": names[3],
+            "line": {"color": GREY, "dash": "dot"},
+            "hovertemplate": "%{y:.4f}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": [step],
+            "y": [round(float(fixed_losses[step]), 4)],
+            "mode": "markers",
+            "marker": CURRENT,
+            "showlegend": False,
+            "hovertemplate": "step %{x}: L = %{y:.4f}<extra></extra>",
+        },
         {**heat, "z": _list(before, 3), "xaxis": "x2", "yaxis": "y2"},
-        {**heat, "z": _list(now, 3), "xaxis": "x3", "yaxis": "y3", "showscale": True,
-         "colorbar": {"title": {"text": colorbar_title, "side": "right"}, "x": 1.0,
-                      "thickness": 12, "len": 0.8}},
-        {"type": "scatter", "x": pos.tolist(), "y": list(range(two_n)), "mode": "markers",
-         "marker": {**POSITIVE_MARK, "size": 9, "line": {"width": 2}}, "xaxis": "x2",
-         "yaxis": "y2", "showlegend": False, "hoverinfo": "skip"},
-        {"type": "scatter", "x": pos.tolist(), "y": list(range(two_n)), "mode": "markers",
-         "marker": {**POSITIVE_MARK, "size": 9, "line": {"width": 2}}, "xaxis": "x3",
-         "yaxis": "y3", "showlegend": False, "hoverinfo": "skip"},
-    ]  # fmt: skip
+        {
+            **heat,
+            "z": _list(now, 3),
+            "xaxis": "x3",
+            "yaxis": "y3",
+            "showscale": True,
+            "colorbar": {
+                "title": {"text": colorbar_title, "side": "right"},
+                "x": 1.0,
+                "thickness": 12,
+                "len": 0.8,
+            },
+        },
+        {
+            "type": "scatter",
+            "x": pos.tolist(),
+            "y": list(range(two_n)),
+            "mode": "markers",
+            "marker": {**POSITIVE_MARK, "size": 9, "line": {"width": 2}},
+            "xaxis": "x2",
+            "yaxis": "y2",
+            "showlegend": False,
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "x": pos.tolist(),
+            "y": list(range(two_n)),
+            "mode": "markers",
+            "marker": {**POSITIVE_MARK, "size": 9, "line": {"width": 2}},
+            "xaxis": "x3",
+            "yaxis": "y3",
+            "showlegend": False,
+            "hoverinfo": "skip",
+        },
+    ]
     return figure(data, lay)

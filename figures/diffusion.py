@@ -27,8 +27,13 @@ from figures.style import BLUE, GREEN, GREY, ORANGE, VERMILLION, figure, layout,
 Array = NDArray[np.float64]
 SCHEDULE_COLOURS = (BLUE, ORANGE)  # linear, cosine: the same colour in every panel
 MARKER = {"size": 10, "line": {"color": "black", "width": 1}}
-IMAGE_AXIS = {"showgrid": False, "zeroline": False, "showline": False, "ticks": "",
-              "showticklabels": False}  # fmt: skip
+IMAGE_AXIS = {
+    "showgrid": False,
+    "zeroline": False,
+    "showline": False,
+    "ticks": "",
+    "showticklabels": False,
+}
 # JPEG quality by noise level: clean images keep their edges, noisy ones cost few bytes
 # (JPEG artefacts vanish in noise of standard deviation ≥ 0.5, and noise is what costs:
 # ~1 KB per 48² frame at quality 30, ~1.6 KB at 50).
@@ -74,19 +79,34 @@ def _image_axes(
 ) -> None:
     """Axes for an S × S image (row 0 on top), its title just above the image itself."""
     font = {"size": 13, **({"color": colour} if colour else {})}
-    lay[f"xaxis{sfx}"] = {**IMAGE_AXIS, "domain": list(domain), "anchor": f"y{sfx}",
-                          "range": [-0.5, side - 0.5], "constrain": "domain", "side": "top",
-                          "title": {"text": f"<b>{title}</b>" if title else "", "font": font,
-                                    "standoff": 6}}  # fmt: skip
-    lay[f"yaxis{sfx}"] = {**IMAGE_AXIS, "domain": list(y_domain), "anchor": f"x{sfx}",
-                          "range": [side - 0.5, -0.5], "scaleanchor": f"x{sfx}",
-                          "constrain": "domain"}  # fmt: skip
+    lay[f"xaxis{sfx}"] = {
+        **IMAGE_AXIS,
+        "domain": list(domain),
+        "anchor": f"y{sfx}",
+        "range": [-0.5, side - 0.5],
+        "constrain": "domain",
+        "side": "top",
+        "title": {"text": f"<b>{title}</b>" if title else "", "font": font, "standoff": 6},
+    }
+    lay[f"yaxis{sfx}"] = {
+        **IMAGE_AXIS,
+        "domain": list(y_domain),
+        "anchor": f"x{sfx}",
+        "range": [side - 0.5, -0.5],
+        "scaleanchor": f"x{sfx}",
+        "constrain": "domain",
+    }
 
 
 def _image(uri: str, sfx: str, name: str) -> dict[str, Any]:
-    return {"type": "image", "source": uri, "xaxis": f"x{sfx}", "yaxis": f"y{sfx}",
-            "name": name,
-            "hovertemplate": f"{name}<br>pixel (%{{y}}, %{{x}})<extra></extra>"}  # fmt: skip
+    return {
+        "type": "image",
+        "source": uri,
+        "xaxis": f"x{sfx}",
+        "yaxis": f"y{sfx}",
+        "name": name,
+        "hovertemplate": f"{name}<br>pixel (%{{y}}, %{{x}})<extra></extra>",
+    }
 
 
 def _titles_at(titles: Sequence[str], xs: Sequence[float], y: float) -> list[dict]:
@@ -95,11 +115,22 @@ def _titles_at(titles: Sequence[str], xs: Sequence[float], y: float) -> list[dic
 
 
 def scrub_figure(
-    x0: Array, noise: Array, steps: Sequence[int], frames_linear: Array, frames_cosine: Array,
-    alpha_bars: tuple[Array, Array], log_snrs: tuple[Array, Array], start: int, *,
-    image_titles: tuple[str, str, str, str], curve_titles: tuple[str, str, str],
-    names: tuple[str, str], x_title: str, play: tuple[str, str] = ("▶", "❚❚"), height: int = 720,
-) -> go.Figure:  # fmt: skip
+    x0: Array,
+    noise: Array,
+    steps: Sequence[int],
+    frames_linear: Array,
+    frames_cosine: Array,
+    alpha_bars: tuple[Array, Array],
+    log_snrs: tuple[Array, Array],
+    start: int,
+    *,
+    image_titles: tuple[str, str, str, str],
+    curve_titles: tuple[str, str, str],
+    names: tuple[str, str],
+    x_title: str,
+    play: tuple[str, str] = ("▶", "❚❚"),
+    height: int = 720,
+) -> go.Figure:
     """x₀, ε and x_t under both schedules, and ᾱ_t, √ᾱ_t, √(1−ᾱ_t), log-SNR against t,
     with a Plotly slider that scrubs t in the browser (frames, no server round trip).
 
@@ -128,8 +159,15 @@ def scrub_figure(
     w4 = (1.0 - 3 * gap) / 4
     colours = (None, None, *SCHEDULE_COLOURS)
     for i in range(4):
-        _image_axes(lay, str(i + 1) if i else "", (i * (w4 + gap), i * (w4 + gap) + w4), S, row1,
-                    image_titles[i], colours[i])  # fmt: skip
+        _image_axes(
+            lay,
+            str(i + 1) if i else "",
+            (i * (w4 + gap), i * (w4 + gap) + w4),
+            S,
+            row1,
+            image_titles[i],
+            colours[i],
+        )
     gap3 = 0.06
     w3 = (1.0 - 2 * gap3) / 3
     log_snr = [np.asarray(v, dtype=float) for v in log_snrs]
@@ -139,29 +177,56 @@ def scrub_figure(
     for j in range(3):
         sfx = str(5 + j)
         x_lo = j * (w3 + gap3)
-        lay[f"xaxis{sfx}"] = {**layout(title="", x=x_title, y="")["xaxis"], "anchor": f"y{sfx}",
-                              "domain": [x_lo, x_lo + w3], "range": [0, T * 1.02]}  # fmt: skip
-        lay[f"yaxis{sfx}"] = {**layout(title="", x="", y="")["yaxis"], "anchor": f"x{sfx}",
-                              "domain": list(row2), "range": y_ranges[j]}  # fmt: skip
+        lay[f"xaxis{sfx}"] = {
+            **layout(title="", x=x_title, y="")["xaxis"],
+            "anchor": f"y{sfx}",
+            "domain": [x_lo, x_lo + w3],
+            "range": [0, T * 1.02],
+        }
+        lay[f"yaxis{sfx}"] = {
+            **layout(title="", x="", y="")["yaxis"],
+            "anchor": f"x{sfx}",
+            "domain": list(row2),
+            "range": y_ranges[j],
+        }
     xs3 = [j * (w3 + gap3) for j in range(3)]
     lay["annotations"] = _titles_at(curve_titles, xs3, row2[1] + 0.01)
     lay["margin"] = {"l": 50, "r": 15, "t": 46, "b": 150}  # t: room for the mode bar
-    lay["legend"] = {"orientation": "h", "x": 1.0, "xanchor": "right", "y": row2[1] + 0.08,
-                     "yanchor": "bottom"}  # fmt: skip
+    lay["legend"] = {
+        "orientation": "h",
+        "x": 1.0,
+        "xanchor": "right",
+        "y": row2[1] + 0.08,
+        "yanchor": "bottom",
+    }
 
     t_curve = curve_steps(T)
     idx = np.array(t_curve) - 1
 
-    def curve(y: Array, k: int, sfx: str, name: str, dash: str = "solid",
-              legend: bool = False) -> dict:  # fmt: skip
+    def curve(
+        y: Array, k: int, sfx: str, name: str, dash: str = "solid", legend: bool = False
+    ) -> dict:
         # the second schedule also carries open diamonds: colour is not its only mark
-        diamonds = {"symbol": "diamond-open", "size": 7, "color": SCHEDULE_COLOURS[k],
-                    "maxdisplayed": 10}  # fmt: skip
+        diamonds = {
+            "symbol": "diamond-open",
+            "size": 7,
+            "color": SCHEDULE_COLOURS[k],
+            "maxdisplayed": 10,
+        }
         marks = {"mode": "lines+markers", "marker": diamonds} if k else {"mode": "lines"}
-        return {"type": "scatter", "x": t_curve, "y": _list(y[idx], 4), **marks,
-                "name": name, "legendgroup": name, "showlegend": legend, "xaxis": f"x{sfx}",
-                "yaxis": f"y{sfx}", "line": {"color": SCHEDULE_COLOURS[k], "dash": dash},
-                "hovertemplate": f"{name}<br>t = %{{x}}: %{{y:.4f}}<extra></extra>"}  # fmt: skip
+        return {
+            "type": "scatter",
+            "x": t_curve,
+            "y": _list(y[idx], 4),
+            **marks,
+            "name": name,
+            "legendgroup": name,
+            "showlegend": legend,
+            "xaxis": f"x{sfx}",
+            "yaxis": f"y{sfx}",
+            "line": {"color": SCHEDULE_COLOURS[k], "dash": dash},
+            "hovertemplate": f"{name}<br>t = %{{x}}: %{{y:.4f}}<extra></extra>",
+        }
 
     data: list[dict[str, Any]] = [
         _image(jpeg_data_uri(x0), "", "x₀"),
@@ -175,19 +240,32 @@ def scrub_figure(
     data += [curve(log_snr[k], k, "7", names[k]) for k in (0, 1)]
     data += [{}, {}, {}]  # the current-t traces, filled from the start frame
 
-    def current(t: int, sfx: str, ys: Sequence[float], colours: Sequence[str],
-                y_range: Sequence[float]) -> tuple[dict, dict]:  # fmt: skip
+    def current(
+        t: int, sfx: str, ys: Sequence[float], colours: Sequence[str], y_range: Sequence[float]
+    ) -> tuple[dict, dict]:
         """A vertical line at t and one marker per curve (None breaks the line).
 
         Returns the full trace and the frame's update (x and y only: the style stays).
         """
-        update = {"type": "scatter", "x": [t, t, None, *([t] * len(ys))],
-                  "y": [y_range[0], y_range[1], None, *_list(ys, 4)]}  # fmt: skip
-        return {**update, "mode": "lines+markers", "xaxis": f"x{sfx}", "yaxis": f"y{sfx}",
-                "showlegend": False, "line": {"color": GREY, "width": 1, "dash": "dot"},
-                "marker": {**MARKER, "size": [0, 0, 0, *([10] * len(ys))],
-                           "color": [GREY, GREY, GREY, *colours]},
-                "hovertemplate": "t = %{x}: %{y:.4f}<extra></extra>"}, update  # fmt: skip
+        update = {
+            "type": "scatter",
+            "x": [t, t, None, *([t] * len(ys))],
+            "y": [y_range[0], y_range[1], None, *_list(ys, 4)],
+        }
+        return {
+            **update,
+            "mode": "lines+markers",
+            "xaxis": f"x{sfx}",
+            "yaxis": f"y{sfx}",
+            "showlegend": False,
+            "line": {"color": GREY, "width": 1, "dash": "dot"},
+            "marker": {
+                **MARKER,
+                "size": [0, 0, 0, *([10] * len(ys))],
+                "color": [GREY, GREY, GREY, *colours],
+            },
+            "hovertemplate": "t = %{x}: %{y:.4f}<extra></extra>",
+        }, update
 
     frames, full = [], {}
     for i, t in enumerate(steps):
@@ -195,11 +273,11 @@ def scrub_figure(
         q = [_quality(np.sqrt(1.0 - v)) for v in a]
         marks = [
             current(t, "5", a, SCHEDULE_COLOURS, y_ranges[0]),
-            current(t, "6", [*np.sqrt(a), *np.sqrt(1 - np.array(a))], SCHEDULE_COLOURS * 2,
-                    y_ranges[1]),
-            current(t, "7", [float(v[t - 1]) for v in log_snr], SCHEDULE_COLOURS,
-                    y_ranges[2]),
-        ]  # fmt: skip
+            current(
+                t, "6", [*np.sqrt(a), *np.sqrt(1 - np.array(a))], SCHEDULE_COLOURS * 2, y_ranges[1]
+            ),
+            current(t, "7", [float(v[t - 1]) for v in log_snr], SCHEDULE_COLOURS, y_ranges[2]),
+        ]
         frame_data = [
             {"type": "image", "source": jpeg_data_uri(frames_linear[i], q[0])},
             {"type": "image", "source": jpeg_data_uri(frames_cosine[i], q[1])},
@@ -207,30 +285,60 @@ def scrub_figure(
         ]
         frames.append({"name": str(t), "data": frame_data, "traces": list(FRAME_TRACES)})
         if i == start:
-            full = dict(zip(FRAME_TRACES, [*frame_data[:2], *(trace for trace, _ in marks)],
-                            strict=True))  # fmt: skip
+            full = dict(
+                zip(FRAME_TRACES, [*frame_data[:2], *(trace for trace, _ in marks)], strict=True)
+            )
     for trace, spec in full.items():
         data[trace] = {**data[trace], **spec}
 
-    animate = {"mode": "immediate", "frame": {"duration": 0, "redraw": True},
-               "transition": {"duration": 0}}  # fmt: skip
-    lay["sliders"] = [{
-        "active": start, "x": 0.1, "len": 0.9, "y": 0.0, "yanchor": "top",
-        "pad": {"t": 62, "b": 0}, "currentvalue": {"prefix": "t = ", "font": {"size": 15}},
-        "font": {"size": 10}, "ticklen": 4,
-        "steps": [{"method": "animate", "label": str(t), "args": [[str(t)], animate]}
-                  for t in steps],
-    }]  # fmt: skip
-    lay["updatemenus"] = [{
-        "type": "buttons", "direction": "left", "showactive": False, "x": 0.0, "y": 0.0,
-        "xanchor": "left", "yanchor": "top", "pad": {"t": 84, "r": 0},
-        "buttons": [
-            {"label": play[0], "method": "animate",
-             "args": [None, {**animate, "frame": {"duration": 120, "redraw": True},
-                             "fromcurrent": True}]},
-            {"label": play[1], "method": "animate", "args": [[None], animate]},
-        ],
-    }]  # fmt: skip
+    animate = {
+        "mode": "immediate",
+        "frame": {"duration": 0, "redraw": True},
+        "transition": {"duration": 0},
+    }
+    lay["sliders"] = [
+        {
+            "active": start,
+            "x": 0.1,
+            "len": 0.9,
+            "y": 0.0,
+            "yanchor": "top",
+            "pad": {"t": 62, "b": 0},
+            "currentvalue": {"prefix": "t = ", "font": {"size": 15}},
+            "font": {"size": 10},
+            "ticklen": 4,
+            "steps": [
+                {"method": "animate", "label": str(t), "args": [[str(t)], animate]} for t in steps
+            ],
+        }
+    ]
+    lay["updatemenus"] = [
+        {
+            "type": "buttons",
+            "direction": "left",
+            "showactive": False,
+            "x": 0.0,
+            "y": 0.0,
+            "xanchor": "left",
+            "yanchor": "top",
+            "pad": {"t": 84, "r": 0},
+            "buttons": [
+                {
+                    "label": play[0],
+                    "method": "animate",
+                    "args": [
+                        None,
+                        {
+                            **animate,
+                            "frame": {"duration": 120, "redraw": True},
+                            "fromcurrent": True,
+                        },
+                    ],
+                },
+                {"label": play[1], "method": "animate", "args": [[None], animate]},
+            ],
+        }
+    ]
     return figure(data, lay, frames)
 
 
@@ -248,19 +356,39 @@ def pixel_locator_figure(x0: Array, pixel: tuple[int, int], *, height: int = 140
     lay["showlegend"] = False
     data = [
         _image(jpeg_data_uri(x0, 90), "", "x₀"),
-        {"type": "scatter", "x": [col], "y": [row], "mode": "markers", "showlegend": False,
-         "marker": {"symbol": "square-open", "size": 12, "color": VERMILLION,
-                    "line": {"width": 3, "color": VERMILLION}},
-         "hovertemplate": f"pixel ({row}, {col})<extra></extra>"},
-    ]  # fmt: skip
+        {
+            "type": "scatter",
+            "x": [col],
+            "y": [row],
+            "mode": "markers",
+            "showlegend": False,
+            "marker": {
+                "symbol": "square-open",
+                "size": 12,
+                "color": VERMILLION,
+                "line": {"width": 3, "color": VERMILLION},
+            },
+            "hovertemplate": f"pixel ({row}, {col})<extra></extra>",
+        },
+    ]
     return figure(data, lay)
 
 
 def pixel_figure(
-    edges: Array, density: Array, grid: Array, pdf: Array, standard: Array, mean: float,
-    x0_value: float, *, title: str, x_title: str, y_title: str,
-    names: tuple[str, str, str, str, str], height: int = 360,
-) -> go.Figure:  # fmt: skip
+    edges: Array,
+    density: Array,
+    grid: Array,
+    pdf: Array,
+    standard: Array,
+    mean: float,
+    x0_value: float,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    names: tuple[str, str, str, str, str],
+    height: int = 360,
+) -> go.Figure:
     """Many draws of x_t at one pixel (a density histogram) against N(√ᾱ_t x₀, 1−ᾱ_t).
 
     The histogram is binned on the server (``edges``, ``density``): sending the bins, not
@@ -279,29 +407,71 @@ def pixel_figure(
     centres = (edges[:-1] + edges[1:]) / 2
     top = float(max(np.max(density), np.max(pdf))) * 1.05
     data = [
-        {"type": "bar", "x": _list(centres), "y": _list(density), "width": _list(np.diff(edges)),
-         "name": names[0], "marker": {"color": "#9DC3E6", "line": {"width": 0}},
-         "hovertemplate": "x = %{x:.3f}: %{y:.3f}<extra></extra>"},
-        {"type": "scatter", "x": _list(grid), "y": _list(pdf), "mode": "lines", "name": names[1],
-         "line": {"color": BLUE, "width": 2.5}, "hoverinfo": "skip"},
-        {"type": "scatter", "x": _list(grid), "y": _list(standard), "mode": "lines",
-         "name": names[2], "line": {"color": GREY, "dash": "dot"}, "hoverinfo": "skip"},
-        {"type": "scatter", "x": [mean, mean], "y": [0, top], "mode": "lines", "name": names[3],
-         "line": {"color": VERMILLION, "width": 2}, "hoverinfo": "skip"},
-        {"type": "scatter", "x": [x0_value, x0_value], "y": [0, top], "mode": "lines",
-         "name": names[4], "line": {"color": GREEN, "width": 2, "dash": "dash"},
-         "hoverinfo": "skip"},
-    ]  # fmt: skip
+        {
+            "type": "bar",
+            "x": _list(centres),
+            "y": _list(density),
+            "width": _list(np.diff(edges)),
+            "name": names[0],
+            "marker": {"color": "#9DC3E6", "line": {"width": 0}},
+            "hovertemplate": "x = %{x:.3f}: %{y:.3f}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": _list(grid),
+            "y": _list(pdf),
+            "mode": "lines",
+            "name": names[1],
+            "line": {"color": BLUE, "width": 2.5},
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "x": _list(grid),
+            "y": _list(standard),
+            "mode": "lines",
+            "name": names[2],
+            "line": {"color": GREY, "dash": "dot"},
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "x": [mean, mean],
+            "y": [0, top],
+            "mode": "lines",
+            "name": names[3],
+            "line": {"color": VERMILLION, "width": 2},
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "x": [x0_value, x0_value],
+            "y": [0, top],
+            "mode": "lines",
+            "name": names[4],
+            "line": {"color": GREEN, "width": 2, "dash": "dash"},
+            "hoverinfo": "skip",
+        },
+    ]
     lay = layout(title=title, x=x_title, y=y_title, height=height, bargap=0)
     lay["yaxis"]["rangemode"] = "tozero"
     return figure(data, lay)
 
 
 def chain_figure(
-    x_chain: Array, x_closed: Array, t_axis: Array, slope: Array, variance: Array,
-    alpha_bar: Array, t: int, *, titles: tuple[str, str, str], x_title: str,
-    names: tuple[str, str, str, str], height: int = 400,
-) -> go.Figure:  # fmt: skip
+    x_chain: Array,
+    x_closed: Array,
+    t_axis: Array,
+    slope: Array,
+    variance: Array,
+    alpha_bar: Array,
+    t: int,
+    *,
+    titles: tuple[str, str, str],
+    x_title: str,
+    names: tuple[str, str, str, str],
+    height: int = 400,
+) -> go.Figure:
     """The chain run t times next to one jump, and the chain's moments step by step.
 
     Args:
@@ -324,14 +494,21 @@ def chain_figure(
     _image_axes(lay, "", (0.0, w_img), S, (0.0, 1.0), titles[0])
     _image_axes(lay, "2", (w_img + gap, 2 * w_img + gap), S, (0.0, 1.0), titles[1])
     x_lo = 2 * w_img + 2 * gap + 0.04
-    lay["xaxis3"] = {**layout(title="", x=x_title, y="")["xaxis"], "anchor": "y3",
-                     "domain": [x_lo, 1.0], "range": [0, T * 1.02]}  # fmt: skip
-    lay["yaxis3"] = {**layout(title="", x="", y="")["yaxis"], "anchor": "x3",
-                     "domain": [0.0, 1.0], "range": [-0.03, 1.08]}  # fmt: skip
+    lay["xaxis3"] = {
+        **layout(title="", x=x_title, y="")["xaxis"],
+        "anchor": "y3",
+        "domain": [x_lo, 1.0],
+        "range": [0, T * 1.02],
+    }
+    lay["yaxis3"] = {
+        **layout(title="", x="", y="")["yaxis"],
+        "anchor": "x3",
+        "domain": [0.0, 1.0],
+        "range": [-0.03, 1.08],
+    }
     lay["annotations"] = panel_titles(titles[2:], (x_lo,), 13)
     lay["margin"] = {"l": 10, "r": 15, "t": 36, "b": 96}
-    lay["legend"] = {"orientation": "h", "x": x_lo, "xanchor": "left", "y": -0.2,
-                     "yanchor": "top"}  # fmt: skip
+    lay["legend"] = {"orientation": "h", "x": x_lo, "xanchor": "left", "y": -0.2, "yanchor": "top"}
     s = np.arange(1, T + 1)
     every = max(1, T // 400)
     grid = s[::every]
@@ -341,17 +518,45 @@ def chain_figure(
     data = [
         _image(jpeg_data_uri(x_chain, 90), "", "chain"),
         _image(jpeg_data_uri(x_closed, 90), "2", "closed form"),
-        {**line, "x": grid.tolist(), "y": _list(np.sqrt(ab)), "name": names[0],
-         "line": {"color": GREEN}, "hoverinfo": "skip"},
-        {**line, "x": grid.tolist(), "y": _list(1 - ab), "name": names[1],
-         "line": {"color": VERMILLION}, "hoverinfo": "skip"},
-        {**dots, "x": np.asarray(t_axis).tolist(), "y": _list(slope), "name": names[2],
-         "marker": {"color": GREEN, "size": 6, "symbol": "circle-open"},
-         "hovertemplate": "s = %{x}: %{y:.4f}<extra></extra>"},
-        {**dots, "x": np.asarray(t_axis).tolist(), "y": _list(variance), "name": names[3],
-         "marker": {"color": VERMILLION, "size": 6, "symbol": "x-thin-open"},
-         "hovertemplate": "s = %{x}: %{y:.4f}<extra></extra>"},
-        {**line, "x": [t, t], "y": [-0.03, 1.08], "showlegend": False,
-         "line": {"color": GREY, "dash": "dot", "width": 1}, "hoverinfo": "skip"},
-    ]  # fmt: skip
+        {
+            **line,
+            "x": grid.tolist(),
+            "y": _list(np.sqrt(ab)),
+            "name": names[0],
+            "line": {"color": GREEN},
+            "hoverinfo": "skip",
+        },
+        {
+            **line,
+            "x": grid.tolist(),
+            "y": _list(1 - ab),
+            "name": names[1],
+            "line": {"color": VERMILLION},
+            "hoverinfo": "skip",
+        },
+        {
+            **dots,
+            "x": np.asarray(t_axis).tolist(),
+            "y": _list(slope),
+            "name": names[2],
+            "marker": {"color": GREEN, "size": 6, "symbol": "circle-open"},
+            "hovertemplate": "s = %{x}: %{y:.4f}<extra></extra>",
+        },
+        {
+            **dots,
+            "x": np.asarray(t_axis).tolist(),
+            "y": _list(variance),
+            "name": names[3],
+            "marker": {"color": VERMILLION, "size": 6, "symbol": "x-thin-open"},
+            "hovertemplate": "s = %{x}: %{y:.4f}<extra></extra>",
+        },
+        {
+            **line,
+            "x": [t, t],
+            "y": [-0.03, 1.08],
+            "showlegend": False,
+            "line": {"color": GREY, "dash": "dot", "width": 1},
+            "hoverinfo": "skip",
+        },
+    ]
     return figure(data, lay)

@@ -97,9 +97,13 @@ def chart_html(fig: go.Figure, *, with_plotly_js: bool) -> str:
     layout = dict(spec.get("layout", {}))
     if isinstance(layout.get("template"), str):  # figures.style names "none": no template
         layout["template"] = {}
-    return pio.to_html({"data": spec.get("data", []), "layout": layout, "frames": spec.get(
-        "frames", [])}, include_plotlyjs=with_plotly_js, full_html=False, config=SVG_TOOLBAR,
-        validate=False)  # fmt: skip
+    return pio.to_html(
+        {"data": spec.get("data", []), "layout": layout, "frames": spec.get("frames", [])},
+        include_plotlyjs=with_plotly_js,
+        full_html=False,
+        config=SVG_TOOLBAR,
+        validate=False,
+    )
 
 
 def standalone_chart(fig: go.Figure, title: str) -> str:
@@ -119,8 +123,11 @@ def handout(
     made: datetime | None = None,
 ) -> str:
     """The view as one offline HTML file: title, intro, figures, formulas with badges, link."""
-    parts = [f"<h1>{html.escape(title)}</h1>", f"<p>{_plain(intro)}</p>",
-             f'<p><a href="{html.escape(link)}">{html.escape(link)}</a></p>']  # fmt: skip
+    parts = [
+        f"<h1>{html.escape(title)}</h1>",
+        f"<p>{_plain(intro)}</p>",
+        f'<p><a href="{html.escape(link)}">{html.escape(link)}</a></p>',
+    ]
     for index, (name, fig) in enumerate(figures):
         chart = chart_html(fig, with_plotly_js=index == 0)
         parts.append(f"<figure>{chart}<figcaption>{html.escape(name)}</figcaption></figure>")

@@ -25,9 +25,13 @@ def crossings(p: Sequence[int], pairs: Sequence[tuple[int, int]]) -> tuple[list,
 
 
 def wiring_diagram(
-    p: Sequence[int], pairs: Sequence[tuple[int, int]], *, title: str, n_max: int | None = None,
+    p: Sequence[int],
+    pairs: Sequence[tuple[int, int]],
+    *,
+    title: str,
+    n_max: int | None = None,
     names: tuple[str, str, str] = ("i ↦ p(i)", "inversion (a crossing)", "1 … n"),
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """Two rows of dots 1 … n; strand i goes from i (top) to p(i) (bottom).
 
     Two strands cross exactly when their pair is an inversion (i < j, p(i) > p(j)), so the
@@ -39,41 +43,76 @@ def wiring_diagram(
     n = len(p)
     n_max = n if n_max is None else n_max
     lay = layout(
-        title=title, x="", y="", height=300,
-        xaxis={"range": [0.4, n_max + 0.6], "showgrid": False, "zeroline": False,
-               "showline": False, "ticks": "", "showticklabels": False},
-        yaxis={"range": [-0.25, 1.25], "showgrid": False, "zeroline": False, "showline": False,
-               "ticks": "", "tickvals": [0, 1], "ticktext": ["p(i)", "i"]},
-    )  # fmt: skip
+        title=title,
+        x="",
+        y="",
+        height=300,
+        xaxis={
+            "range": [0.4, n_max + 0.6],
+            "showgrid": False,
+            "zeroline": False,
+            "showline": False,
+            "ticks": "",
+            "showticklabels": False,
+        },
+        yaxis={
+            "range": [-0.25, 1.25],
+            "showgrid": False,
+            "zeroline": False,
+            "showline": False,
+            "ticks": "",
+            "tickvals": [0, 1],
+            "ticktext": ["p(i)", "i"],
+        },
+    )
     lay["margin"] = {"l": 50, "r": 15, "t": 40, "b": 10}
-    lay["legend"] = {"orientation": "h", "x": 1.0, "xanchor": "right", "y": 1.0,
-                     "yanchor": "bottom"}  # fmt: skip
+    lay["legend"] = {
+        "orientation": "h",
+        "x": 1.0,
+        "xanchor": "right",
+        "y": 1.0,
+        "yanchor": "bottom",
+    }
     fig = go.Figure(layout=lay)
     sx, sy = [], []
     for i in range(1, n + 1):
         sx += [i, p[i - 1], None]
         sy += [1, 0, None]
-    fig.add_scatter(x=sx, y=sy, mode="lines", name=names[0], line={"color": BLUE, "width": 2},
-                    hoverinfo="skip")  # fmt: skip
+    fig.add_scatter(
+        x=sx, y=sy, mode="lines", name=names[0], line={"color": BLUE, "width": 2}, hoverinfo="skip"
+    )
     cx, cy = crossings(p, pairs)
     fig.add_scatter(
-        x=cx, y=cy, mode="markers", name=names[1], customdata=[list(ij) for ij in pairs],
+        x=cx,
+        y=cy,
+        mode="markers",
+        name=names[1],
+        customdata=[list(ij) for ij in pairs],
         marker={"size": 11, "color": VERMILLION, "line": {"color": "black", "width": 1}},
         hovertemplate="(%{customdata[0]}, %{customdata[1]})<extra></extra>",
-    )  # fmt: skip
+    )
     k = np.arange(1, n + 1)
     fig.add_scatter(
-        x=np.concatenate([k, k]), y=[1] * n + [0] * n, mode="markers+text", name=names[2],
-        text=[str(x) for x in k] * 2, textposition=["top center"] * n + ["bottom center"] * n,
-        marker={"size": 9, "color": GREY}, hoverinfo="skip", showlegend=False,
-    )  # fmt: skip
+        x=np.concatenate([k, k]),
+        y=[1] * n + [0] * n,
+        mode="markers+text",
+        name=names[2],
+        text=[str(x) for x in k] * 2,
+        textposition=["top center"] * n + ["bottom center"] * n,
+        marker={"size": 9, "color": GREY},
+        hoverinfo="skip",
+        showlegend=False,
+    )
     return fig
 
 
 def matrices_figure(
-    mats: Sequence[np.ndarray], *, titles: Sequence[str], height: int = 300,
+    mats: Sequence[np.ndarray],
+    *,
+    titles: Sequence[str],
+    height: int = 300,
     hovertemplate: str = "row %{y}, column %{x}: %{z}<extra></extra>",
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """Permutation matrices side by side as heatmaps (1 orange, 0 white), row 1 at the top.
 
     ``hovertemplate``: the hover text of a cell (the page passes it translated).
@@ -89,24 +128,49 @@ def matrices_figure(
         sfx = "" if a == 0 else str(a + 1)
         n = mats[a].shape[0]
         ticks = {"tickvals": list(range(1, n + 1)), "showgrid": False, "ticks": ""}
-        lay[f"xaxis{sfx}"] = {**ticks, "domain": [a * (w + gap), a * (w + gap) + w],
-                              "anchor": f"y{sfx}", "side": "top",
-                              "constrain": "domain"}  # fmt: skip
-        lay[f"yaxis{sfx}"] = {**ticks, "anchor": f"x{sfx}", "autorange": "reversed",
-                              "scaleanchor": f"x{sfx}"}  # fmt: skip
+        lay[f"xaxis{sfx}"] = {
+            **ticks,
+            "domain": [a * (w + gap), a * (w + gap) + w],
+            "anchor": f"y{sfx}",
+            "side": "top",
+            "constrain": "domain",
+        }
+        lay[f"yaxis{sfx}"] = {
+            **ticks,
+            "anchor": f"x{sfx}",
+            "autorange": "reversed",
+            "scaleanchor": f"x{sfx}",
+        }
         lay["annotations"].append(
-            {"text": f"<b>{title}</b>", "x": a * (w + gap) + w / 2, "y": -0.02,
-             "xref": "paper", "yref": "paper", "xanchor": "center", "yanchor": "top",
-             "showarrow": False, "font": {"size": 14}}
-        )  # fmt: skip
+            {
+                "text": f"<b>{title}</b>",
+                "x": a * (w + gap) + w / 2,
+                "y": -0.02,
+                "xref": "paper",
+                "yref": "paper",
+                "xanchor": "center",
+                "yanchor": "top",
+                "showarrow": False,
+                "font": {"size": 14},
+            }
+        )
     lay["margin"]["b"] = 40
     fig = go.Figure(layout=lay)
     for a, M in enumerate(mats):
         sfx = "" if a == 0 else str(a + 1)
         k = list(range(1, M.shape[0] + 1))
         fig.add_heatmap(
-            z=M, x=k, y=k, xaxis=f"x{sfx}", yaxis=f"y{sfx}", showscale=False, xgap=2, ygap=2,
-            colorscale=[[0, "#F4F4F4"], [1, ORANGE]], zmin=0, zmax=1,
+            z=M,
+            x=k,
+            y=k,
+            xaxis=f"x{sfx}",
+            yaxis=f"y{sfx}",
+            showscale=False,
+            xgap=2,
+            ygap=2,
+            colorscale=[[0, "#F4F4F4"], [1, ORANGE]],
+            zmin=0,
+            zmax=1,
             hovertemplate=hovertemplate,
-        )  # fmt: skip
+        )
     return fig

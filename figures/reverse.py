@@ -35,12 +35,25 @@ def _list(x: Any, digits: int = 3) -> list:
 
 def _square_axes(lay: dict, sfx: str, domain: Sequence[float], radius: float) -> None:
     """An x/y axis pair over [−R, R]² with equal scales, the panel's x domain ``domain``."""
-    axis = {"range": [-radius, radius], "zeroline": False, "showgrid": True,
-            "gridcolor": "#EFEFEF", "linecolor": "#C8C8C8", "showline": True,
-            "ticks": "outside", "tickcolor": "#C8C8C8", "automargin": False}  # fmt: skip
+    axis = {
+        "range": [-radius, radius],
+        "zeroline": False,
+        "showgrid": True,
+        "gridcolor": "#EFEFEF",
+        "linecolor": "#C8C8C8",
+        "showline": True,
+        "ticks": "outside",
+        "tickcolor": "#C8C8C8",
+        "automargin": False,
+    }
     lay[f"xaxis{sfx}"] = {**axis, "domain": list(domain), "anchor": f"y{sfx}"}
-    lay[f"yaxis{sfx}"] = {**axis, "domain": [0.0, 1.0], "anchor": f"x{sfx}",
-                          "scaleanchor": f"x{sfx}", "constrain": "domain"}  # fmt: skip
+    lay[f"yaxis{sfx}"] = {
+        **axis,
+        "domain": [0.0, 1.0],
+        "anchor": f"x{sfx}",
+        "scaleanchor": f"x{sfx}",
+        "constrain": "domain",
+    }
 
 
 def _domains(n: int, gap: float = 0.06) -> list[tuple[float, float]]:
@@ -78,10 +91,17 @@ class ScrubPanel:
 
 
 def scrub_figure(
-    panels: Sequence[ScrubPanel], data: Array, frame_steps: Sequence[int], start: int, *,
-    names: tuple[str, str, str], radius: float = 3.0, play: tuple[str, str] = ("▶", "❚❚"),
-    prefix: str = "t = ", height: int = 460,
-) -> go.Figure:  # fmt: skip
+    panels: Sequence[ScrubPanel],
+    data: Array,
+    frame_steps: Sequence[int],
+    start: int,
+    *,
+    names: tuple[str, str, str],
+    radius: float = 3.0,
+    play: tuple[str, str] = ("▶", "❚❚"),
+    prefix: str = "t = ",
+    height: int = 460,
+) -> go.Figure:
     """Particles from x_T to x_0 beside each other, scrubbed in the browser.
 
     Args:
@@ -111,60 +131,133 @@ def scrub_figure(
         axes = {"xaxis": f"x{sfx}", "yaxis": f"y{sfx}"}
         tx, ty = _path(panel.trajectories)
         data_traces += [
-            {"type": "scatter", "x": _list(data[:, 0], 2), "y": _list(data[:, 1], 2),
-             "mode": "markers", "name": names[0], "legendgroup": "data", "showlegend": p == 0,
-             "marker": {"color": "#BBBBBB", "size": 4, "symbol": "circle"},
-             "hoverinfo": "skip", **axes},
-            {"type": "scatter", "x": tx, "y": ty, "mode": "lines", "name": names[2],
-             "legendgroup": "paths", "showlegend": p == 0,
-             "line": {"color": VERMILLION, "width": 1.2, "dash": "solid"}, "opacity": 0.7,
-             "hoverinfo": "skip", **axes},
-            {"type": "scatter", "x": _list(panel.clouds[start, :, 0], 2),
-             "y": _list(panel.clouds[start, :, 1], 2), "mode": "markers",
-             "name": f"{names[1]} ({panel.title})", "marker": {"color": colour, "size": 5,
-             "opacity": 0.75, "symbol": "circle"},
-             "hovertemplate": "(%{x:.2f}, %{y:.2f})<extra></extra>", **axes},
-            {"type": "scatter", "x": _list(panel.heads[start, :, 0], 2),
-             "y": _list(panel.heads[start, :, 1], 2), "mode": "markers", "showlegend": False,
-             "marker": {"color": VERMILLION, "size": 10, "symbol": "diamond",
-                        "line": {"color": "black", "width": 1}},
-             "hoverinfo": "skip", **axes},
-        ]  # fmt: skip
+            {
+                "type": "scatter",
+                "x": _list(data[:, 0], 2),
+                "y": _list(data[:, 1], 2),
+                "mode": "markers",
+                "name": names[0],
+                "legendgroup": "data",
+                "showlegend": p == 0,
+                "marker": {"color": "#BBBBBB", "size": 4, "symbol": "circle"},
+                "hoverinfo": "skip",
+                **axes,
+            },
+            {
+                "type": "scatter",
+                "x": tx,
+                "y": ty,
+                "mode": "lines",
+                "name": names[2],
+                "legendgroup": "paths",
+                "showlegend": p == 0,
+                "line": {"color": VERMILLION, "width": 1.2, "dash": "solid"},
+                "opacity": 0.7,
+                "hoverinfo": "skip",
+                **axes,
+            },
+            {
+                "type": "scatter",
+                "x": _list(panel.clouds[start, :, 0], 2),
+                "y": _list(panel.clouds[start, :, 1], 2),
+                "mode": "markers",
+                "name": f"{names[1]} ({panel.title})",
+                "marker": {"color": colour, "size": 5, "opacity": 0.75, "symbol": "circle"},
+                "hovertemplate": "(%{x:.2f}, %{y:.2f})<extra></extra>",
+                **axes,
+            },
+            {
+                "type": "scatter",
+                "x": _list(panel.heads[start, :, 0], 2),
+                "y": _list(panel.heads[start, :, 1], 2),
+                "mode": "markers",
+                "showlegend": False,
+                "marker": {
+                    "color": VERMILLION,
+                    "size": 10,
+                    "symbol": "diamond",
+                    "line": {"color": "black", "width": 1},
+                },
+                "hoverinfo": "skip",
+                **axes,
+            },
+        ]
         moving += [4 * p + 2, 4 * p + 3]
     lay["annotations"] = panel_titles([p.title for p in panels], [d[0] for d in domains])
     lay["margin"] = {"l": 40, "r": 15, "t": 70, "b": 120}
-    lay["legend"] = {"orientation": "h", "x": 1.0, "xanchor": "right", "y": 1.08,
-                     "yanchor": "bottom"}  # fmt: skip
+    lay["legend"] = {
+        "orientation": "h",
+        "x": 1.0,
+        "xanchor": "right",
+        "y": 1.08,
+        "yanchor": "bottom",
+    }
     frames = []
     for i, t in enumerate(frame_steps):
         updates = []
         for panel in panels:
             updates += [
-                {"type": "scatter", "x": _list(panel.clouds[i, :, 0], 2),
-                 "y": _list(panel.clouds[i, :, 1], 2)},
-                {"type": "scatter", "x": _list(panel.heads[i, :, 0], 2),
-                 "y": _list(panel.heads[i, :, 1], 2)},
-            ]  # fmt: skip
+                {
+                    "type": "scatter",
+                    "x": _list(panel.clouds[i, :, 0], 2),
+                    "y": _list(panel.clouds[i, :, 1], 2),
+                },
+                {
+                    "type": "scatter",
+                    "x": _list(panel.heads[i, :, 0], 2),
+                    "y": _list(panel.heads[i, :, 1], 2),
+                },
+            ]
         frames.append({"name": str(t), "data": updates, "traces": moving})
-    animate = {"mode": "immediate", "frame": {"duration": 0, "redraw": False},
-               "transition": {"duration": 0}}  # fmt: skip
-    lay["sliders"] = [{
-        "active": start, "x": 0.1, "len": 0.9, "y": 0.0, "yanchor": "top",
-        "pad": {"t": 40, "b": 0}, "currentvalue": {"prefix": prefix, "font": {"size": 15}},
-        "font": {"size": 10}, "ticklen": 4,
-        "steps": [{"method": "animate", "label": str(t), "args": [[str(t)], animate]}
-                  for t in frame_steps],
-    }]  # fmt: skip
-    lay["updatemenus"] = [{
-        "type": "buttons", "direction": "left", "showactive": False, "x": 0.0, "y": 0.0,
-        "xanchor": "left", "yanchor": "top", "pad": {"t": 62, "r": 0},
-        "buttons": [
-            {"label": play[0], "method": "animate",
-             "args": [None, {**animate, "frame": {"duration": 150, "redraw": False},
-                             "fromcurrent": True}]},
-            {"label": play[1], "method": "animate", "args": [[None], animate]},
-        ],
-    }]  # fmt: skip
+    animate = {
+        "mode": "immediate",
+        "frame": {"duration": 0, "redraw": False},
+        "transition": {"duration": 0},
+    }
+    lay["sliders"] = [
+        {
+            "active": start,
+            "x": 0.1,
+            "len": 0.9,
+            "y": 0.0,
+            "yanchor": "top",
+            "pad": {"t": 40, "b": 0},
+            "currentvalue": {"prefix": prefix, "font": {"size": 15}},
+            "font": {"size": 10},
+            "ticklen": 4,
+            "steps": [
+                {"method": "animate", "label": str(t), "args": [[str(t)], animate]}
+                for t in frame_steps
+            ],
+        }
+    ]
+    lay["updatemenus"] = [
+        {
+            "type": "buttons",
+            "direction": "left",
+            "showactive": False,
+            "x": 0.0,
+            "y": 0.0,
+            "xanchor": "left",
+            "yanchor": "top",
+            "pad": {"t": 62, "r": 0},
+            "buttons": [
+                {
+                    "label": play[0],
+                    "method": "animate",
+                    "args": [
+                        None,
+                        {
+                            **animate,
+                            "frame": {"duration": 150, "redraw": False},
+                            "fromcurrent": True,
+                        },
+                    ],
+                },
+                {"label": play[1], "method": "animate", "args": [[None], animate]},
+            ],
+        }
+    ]
     return figure(data_traces, lay, frames)
 
 
@@ -184,10 +277,14 @@ class FieldPanel:
 
 
 def field_figure(
-    panels: Sequence[FieldPanel], noisy: Array,
-    density: tuple[Array, Array, Array] | None, *, names: tuple[str, str, str],
-    radius: float = 3.0, height: int = 420,
-) -> go.Figure:  # fmt: skip
+    panels: Sequence[FieldPanel],
+    noisy: Array,
+    density: tuple[Array, Array, Array] | None,
+    *,
+    names: tuple[str, str, str],
+    radius: float = 3.0,
+    height: int = 420,
+) -> go.Figure:
     """The denoising direction −ε̂(x, t) on a grid, over samples of q(x_t).
 
     Args:
@@ -215,37 +312,80 @@ def field_figure(
             ys += [round(float(y0), 3), round(float(y1), 3), None]
             sizes += [0, 7, 0]
         traces += [
-            {"type": "scatter", "x": _list(noisy[:, 0], 2), "y": _list(noisy[:, 1], 2),
-             "mode": "markers", "name": names[0], "legendgroup": "noisy", "showlegend": p == 0,
-             "marker": {"color": "#AAAAAA", "size": 4, "symbol": "circle"},
-             "hoverinfo": "skip", **axes},
-            {"type": "scatter", "x": xs, "y": ys, "mode": "lines+markers",
-             "name": f"{names[1]} ({panel.title})",
-             "line": {"color": colour, "width": 1.5, "dash": "solid"},
-             "marker": {"symbol": "arrow", "angleref": "previous", "size": sizes,
-                        "color": colour}, "hoverinfo": "skip", **axes},
-        ]  # fmt: skip
+            {
+                "type": "scatter",
+                "x": _list(noisy[:, 0], 2),
+                "y": _list(noisy[:, 1], 2),
+                "mode": "markers",
+                "name": names[0],
+                "legendgroup": "noisy",
+                "showlegend": p == 0,
+                "marker": {"color": "#AAAAAA", "size": 4, "symbol": "circle"},
+                "hoverinfo": "skip",
+                **axes,
+            },
+            {
+                "type": "scatter",
+                "x": xs,
+                "y": ys,
+                "mode": "lines+markers",
+                "name": f"{names[1]} ({panel.title})",
+                "line": {"color": colour, "width": 1.5, "dash": "solid"},
+                "marker": {
+                    "symbol": "arrow",
+                    "angleref": "previous",
+                    "size": sizes,
+                    "color": colour,
+                },
+                "hoverinfo": "skip",
+                **axes,
+            },
+        ]
         if density is not None:
             gx, gy, log_q = density
             traces.append(
-                {"type": "contour", "x": _list(gx), "y": _list(gy), "z": _list(log_q, 2),
-                 "contours": {"coloring": "lines", "start": float(np.max(log_q)) - 6.0,
-                              "end": float(np.max(log_q)), "size": 1.0},
-                 "line": {"width": 1}, "colorscale": [[0, "#C7D9EE"], [1, "#08306B"]],
-                 "showscale": False, "name": names[2], "showlegend": p == 0,
-                 "hoverinfo": "skip", **axes}
-            )  # fmt: skip
+                {
+                    "type": "contour",
+                    "x": _list(gx),
+                    "y": _list(gy),
+                    "z": _list(log_q, 2),
+                    "contours": {
+                        "coloring": "lines",
+                        "start": float(np.max(log_q)) - 6.0,
+                        "end": float(np.max(log_q)),
+                        "size": 1.0,
+                    },
+                    "line": {"width": 1},
+                    "colorscale": [[0, "#C7D9EE"], [1, "#08306B"]],
+                    "showscale": False,
+                    "name": names[2],
+                    "showlegend": p == 0,
+                    "hoverinfo": "skip",
+                    **axes,
+                }
+            )
     lay["annotations"] = panel_titles([p.title for p in panels], [d[0] for d in domains])
     lay["margin"] = {"l": 40, "r": 15, "t": 70, "b": 30}
-    lay["legend"] = {"orientation": "h", "x": 1.0, "xanchor": "right", "y": 1.08,
-                     "yanchor": "bottom"}  # fmt: skip
+    lay["legend"] = {
+        "orientation": "h",
+        "x": 1.0,
+        "xanchor": "right",
+        "y": 1.08,
+        "yanchor": "bottom",
+    }
     return figure(traces, lay)
 
 
 def quality_figure(
-    curves: Sequence[tuple[str, str, Array, Array]], floor: float, *, title: str,
-    x_title: str, y_title: str, floor_name: str, height: int = 380,
-) -> go.Figure:  # fmt: skip
+    curves: Sequence[tuple[str, str, Array, Array]],
+    floor: float,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    floor_name: str,
+    height: int = 380,
+) -> go.Figure:
     """Distance to the data against the number of network calls, log–log.
 
     Args:
@@ -263,15 +403,28 @@ def quality_figure(
             samplers.append(base)
         k = samplers.index(base)
         traces.append(
-            {"type": "scatter", "x": _list(calls, 0), "y": _list(dist, 4),
-             "mode": "lines+markers", "name": name,
-             "line": {"color": PALETTE[k % len(PALETTE)],
-                      "dash": "solid" if source == "exact" else "dash"},
-             "marker": {"symbol": symbols[k % len(symbols)], "size": 8},
-             "hovertemplate": f"{name}<br>%{{x}} calls: %{{y:.4f}}<extra></extra>"}
-        )  # fmt: skip
-    lay = layout(title=title, x=x_title, y=y_title, height=height,
-                 xaxis={"type": "log"}, yaxis={"type": "log"})  # fmt: skip
+            {
+                "type": "scatter",
+                "x": _list(calls, 0),
+                "y": _list(dist, 4),
+                "mode": "lines+markers",
+                "name": name,
+                "line": {
+                    "color": PALETTE[k % len(PALETTE)],
+                    "dash": "solid" if source == "exact" else "dash",
+                },
+                "marker": {"symbol": symbols[k % len(symbols)], "size": 8},
+                "hovertemplate": f"{name}<br>%{{x}} calls: %{{y:.4f}}<extra></extra>",
+            }
+        )
+    lay = layout(
+        title=title,
+        x=x_title,
+        y=y_title,
+        height=height,
+        xaxis={"type": "log"},
+        yaxis={"type": "log"},
+    )
     lay["shapes"] = [
         {
             "type": "line",
@@ -283,9 +436,18 @@ def quality_figure(
             "line": {"color": GREY, "dash": "dot", "width": 1.5},
         }
     ]
-    lay["annotations"] = [{"text": floor_name, "xref": "paper", "x": 1.0, "xanchor": "right",
-                           "y": float(np.log10(floor)), "yanchor": "bottom", "showarrow": False,
-                           "font": {"size": 11, "color": GREY}}]  # fmt: skip
+    lay["annotations"] = [
+        {
+            "text": floor_name,
+            "xref": "paper",
+            "x": 1.0,
+            "xanchor": "right",
+            "y": float(np.log10(floor)),
+            "yanchor": "bottom",
+            "showarrow": False,
+            "font": {"size": 11, "color": GREY},
+        }
+    ]
     lay["legend"] = {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1.0}
     lay["margin"] = {"l": 60, "r": 230, "t": 50, "b": 48}
     return figure(traces, lay)
@@ -300,9 +462,15 @@ def smooth(losses: Array, width: int = 50) -> Array:
 
 
 def loss_figure(
-    losses: Array, total_steps: int, *, title: str, x_title: str, y_title: str,
-    names: tuple[str, str], height: int = 300,
-) -> go.Figure:  # fmt: skip
+    losses: Array,
+    total_steps: int,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    names: tuple[str, str],
+    height: int = 300,
+) -> go.Figure:
     """Mini-batch losses (faint) and their moving average, x axis fixed to the whole run.
 
     At most ~400 points per trace are sent (every k-th step), so a growing curve redrawn
@@ -312,12 +480,30 @@ def loss_figure(
     every = max(1, len(losses) // 400)
     steps = np.arange(1, len(losses) + 1)[::every]
     traces = [
-        {"type": "scatter", "x": steps.tolist(), "y": _list(losses[::every], 4),
-         "mode": "lines", "name": names[0], "line": {"color": "#9DC3E6", "width": 1}},
-        {"type": "scatter", "x": steps.tolist(), "y": _list(smooth(losses)[::every], 4),
-         "mode": "lines", "name": names[1], "line": {"color": ORANGE, "width": 2.5}},
-    ]  # fmt: skip
+        {
+            "type": "scatter",
+            "x": steps.tolist(),
+            "y": _list(losses[::every], 4),
+            "mode": "lines",
+            "name": names[0],
+            "line": {"color": "#9DC3E6", "width": 1},
+        },
+        {
+            "type": "scatter",
+            "x": steps.tolist(),
+            "y": _list(smooth(losses)[::every], 4),
+            "mode": "lines",
+            "name": names[1],
+            "line": {"color": ORANGE, "width": 2.5},
+        },
+    ]
     top = float(np.percentile(losses, 99)) * 1.1 if len(losses) else 1.0
-    lay = layout(title=title, x=x_title, y=y_title, height=height,
-                 xaxis={"range": [0, total_steps]}, yaxis={"range": [0, top]})  # fmt: skip
+    lay = layout(
+        title=title,
+        x=x_title,
+        y=y_title,
+        height=height,
+        xaxis={"range": [0, total_steps]},
+        yaxis={"range": [0, top]},
+    )
     return figure(traces, lay)

@@ -42,12 +42,27 @@ def _grid_panels(n: int, side: int, titles: Sequence[str], height: int) -> dict[
     for i in range(n):
         sfx = "" if i == 0 else str(i + 1)
         lo = i * (width + gap)
-        axis = {"showgrid": False, "zeroline": False, "ticks": "", "showticklabels": False,
-                "showline": False, "range": [-0.5, side - 0.5]}  # fmt: skip
-        lay[f"xaxis{sfx}"] = {**axis, "domain": [lo, lo + width], "anchor": f"y{sfx}",
-                              "constrain": "domain"}  # fmt: skip
-        lay[f"yaxis{sfx}"] = {**axis, "range": [side - 0.5, -0.5], "anchor": f"x{sfx}",
-                              "scaleanchor": f"x{sfx}", "constrain": "domain"}  # fmt: skip
+        axis = {
+            "showgrid": False,
+            "zeroline": False,
+            "ticks": "",
+            "showticklabels": False,
+            "showline": False,
+            "range": [-0.5, side - 0.5],
+        }
+        lay[f"xaxis{sfx}"] = {
+            **axis,
+            "domain": [lo, lo + width],
+            "anchor": f"y{sfx}",
+            "constrain": "domain",
+        }
+        lay[f"yaxis{sfx}"] = {
+            **axis,
+            "range": [side - 0.5, -0.5],
+            "anchor": f"x{sfx}",
+            "scaleanchor": f"x{sfx}",
+            "constrain": "domain",
+        }
     lay["annotations"] = panel_titles(titles, [i * (width + gap) for i in range(len(titles))], 14)
     lay["margin"] = {"l": 10, "r": 10, "t": 36, "b": 10}
     lay["showlegend"] = False
@@ -55,22 +70,37 @@ def _grid_panels(n: int, side: int, titles: Sequence[str], height: int) -> dict[
 
 
 def image_figure(
-    rgb: Array, *, title: str, height: int = 300,
+    rgb: Array,
+    *,
+    title: str,
+    height: int = 300,
     hovertemplate: str = "row %{y}, col %{x}<extra></extra>",
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """The (H, W, 3) token colours as an image, row 0 on top. Traces: [0] the image."""
     lay = _grid_panels(1, rgb.shape[0], (title,), height)
-    data = [{"type": "image", "z": np.round(np.asarray(rgb) * 255).astype(int).tolist(),
-             "hovertemplate": hovertemplate}]  # fmt: skip
+    data = [
+        {
+            "type": "image",
+            "z": np.round(np.asarray(rgb) * 255).astype(int).tolist(),
+            "hovertemplate": hovertemplate,
+        }
+    ]
     return figure(data, lay)
 
 
 def attention_maps_figure(
-    full: Array, reduced: Array, ratio: int, query: tuple[int, int], *,
-    titles: tuple[str, str], height: int = 380,
-    hovers: tuple[str, str] = ("key (%{y}, %{x}): %{z:.4f}<extra>full</extra>",
-                               "patch at (%{y}, %{x}): %{z:.4f}<extra>SRA</extra>"),
-) -> go.Figure:  # fmt: skip
+    full: Array,
+    reduced: Array,
+    ratio: int,
+    query: tuple[int, int],
+    *,
+    titles: tuple[str, str],
+    height: int = 380,
+    hovers: tuple[str, str] = (
+        "key (%{y}, %{x}): %{z:.4f}<extra>full</extra>",
+        "patch at (%{y}, %{x}): %{z:.4f}<extra>SRA</extra>",
+    ),
+) -> go.Figure:
     """The full attention map of one query next to its SRA map, on the image's token grid.
 
     Args:
@@ -89,23 +119,47 @@ def attention_maps_figure(
     r, c = query
     heat = {"type": "heatmap", "colorscale": SEQUENTIAL, "zmin": 0.0, "showscale": False}
     data: list[dict[str, Any]] = [
-        {**heat, "z": _list(full),
-         "hovertemplate": hovers[0]},
-        {**heat, "z": _list(reduced), "x0": (R - 1) / 2, "dx": R, "y0": (R - 1) / 2, "dy": R,
-         "xaxis": "x2", "yaxis": "y2",
-         "hovertemplate": hovers[1]},
-    ]  # fmt: skip
+        {**heat, "z": _list(full), "hovertemplate": hovers[0]},
+        {
+            **heat,
+            "z": _list(reduced),
+            "x0": (R - 1) / 2,
+            "dx": R,
+            "y0": (R - 1) / 2,
+            "dy": R,
+            "xaxis": "x2",
+            "yaxis": "y2",
+            "hovertemplate": hovers[1],
+        },
+    ]
     for sfx in ("", "2"):
-        data.append({"type": "scatter", "x": [c], "y": [r], "mode": "markers", "marker": QUERY,
-                     "xaxis": f"x{sfx}", "yaxis": f"y{sfx}", "hoverinfo": "skip"})  # fmt: skip
+        data.append(
+            {
+                "type": "scatter",
+                "x": [c],
+                "y": [r],
+                "mode": "markers",
+                "marker": QUERY,
+                "xaxis": f"x{sfx}",
+                "yaxis": f"y{sfx}",
+                "hoverinfo": "skip",
+            }
+        )
     return figure(data, lay)
 
 
 def cost_figure(
-    tokens: Array, ratios: Sequence[int], entries: Sequence[Array], n: int,
-    current: Sequence[float], *, title: str, x_title: str, y_title: str,
+    tokens: Array,
+    ratios: Sequence[int],
+    entries: Sequence[Array],
+    n: int,
+    current: Sequence[float],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
     hovertemplate: str = "H·W = %{x:,}<br>%{y:,.0f} entries<extra></extra>",
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """Attention entries against HW tokens, log-log, one line per R, current HW marked.
 
     ``entries[i]`` are the (HW)²/R² entries for ``ratios[i]`` at every token count (computed
@@ -116,27 +170,56 @@ def cost_figure(
     tokens = np.asarray(tokens, dtype=float)
     colours = (GREY, BLUE, GREEN, ORANGE, VERMILLION)
     data = [
-        {"type": "scatter", "x": _list(tokens), "y": _list(np.asarray(y, dtype=float)),
-         "mode": "lines",
-         "name": "(HW)²" if R == 1 else f"(HW)²/{R * R} (R = {R})",
-         "line": {"color": colours[i % len(colours)]},  # a dash pattern each: figures.style
-         "hovertemplate": hovertemplate}
+        {
+            "type": "scatter",
+            "x": _list(tokens),
+            "y": _list(np.asarray(y, dtype=float)),
+            "mode": "lines",
+            "name": "(HW)²" if R == 1 else f"(HW)²/{R * R} (R = {R})",
+            "line": {"color": colours[i % len(colours)]},  # a dash pattern each: figures.style
+            "hovertemplate": hovertemplate,
+        }
         for i, (R, y) in enumerate(zip(ratios, entries, strict=True))
-    ]  # fmt: skip
-    data.append({"type": "scatter", "x": [n] * len(current), "y": _list(current),
-                 "mode": "markers", "name": "HW", "marker": CURRENT, "showlegend": False,
-                 "hovertemplate": "H·W = %{x:,}<br>%{y:,.0f}<extra></extra>"})  # fmt: skip
-    lay = layout(title=title, x=x_title, y=y_title, height=380, xaxis={"type": "log"},
-                 yaxis={"type": "log", "exponentformat": "power"})  # fmt: skip
-    lay["legend"] = {"orientation": "v", "x": 0.01, "y": 0.99, "xanchor": "left", "yanchor": "top",
-                     "bgcolor": "rgba(255,255,255,0.8)"}  # fmt: skip
+    ]
+    data.append(
+        {
+            "type": "scatter",
+            "x": [n] * len(current),
+            "y": _list(current),
+            "mode": "markers",
+            "name": "HW",
+            "marker": CURRENT,
+            "showlegend": False,
+            "hovertemplate": "H·W = %{x:,}<br>%{y:,.0f}<extra></extra>",
+        }
+    )
+    lay = layout(
+        title=title,
+        x=x_title,
+        y=y_title,
+        height=380,
+        xaxis={"type": "log"},
+        yaxis={"type": "log", "exponentformat": "power"},
+    )
+    lay["legend"] = {
+        "orientation": "v",
+        "x": 0.01,
+        "y": 0.99,
+        "xanchor": "left",
+        "yanchor": "top",
+        "bgcolor": "rgba(255,255,255,0.8)",
+    }
     return figure(data, lay)
 
 
 def stage_tokens_figure(
-    rows: Sequence[Any], *, title: str, y_title: str, names: tuple[str, str],
+    rows: Sequence[Any],
+    *,
+    title: str,
+    y_title: str,
+    names: tuple[str, str],
     stage_label: str = "stage {n}",
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """Tokens per PVT stage before (H_iW_i) and after (H_iW_i/R_i²) spatial reduction, log y.
 
     ``stage_label`` names the bars' categories (``{n}`` = the stage number).
@@ -144,23 +227,44 @@ def stage_tokens_figure(
     """
     stages = [stage_label.format(n=r.stage) for r in rows]
     data = [
-        {"type": "bar", "x": stages, "y": [r.tokens for r in rows], "name": names[0],
-         "marker": {"color": BLUE}, "hovertemplate": "%{x}: %{y:,}<extra>" + names[0]
-         + "</extra>"},
-        {"type": "bar", "x": stages, "y": [r.kv_tokens for r in rows], "name": names[1],
-         "marker": {"color": GREEN}, "hovertemplate": "%{x}: %{y:,}<extra>" + names[1]
-         + "</extra>"},
-    ]  # fmt: skip
-    lay = layout(title=title, x="", y=y_title, height=340, barmode="group",
-                 yaxis={"type": "log", "range": [0, 5]})  # fmt: skip
+        {
+            "type": "bar",
+            "x": stages,
+            "y": [r.tokens for r in rows],
+            "name": names[0],
+            "marker": {"color": BLUE},
+            "hovertemplate": "%{x}: %{y:,}<extra>" + names[0] + "</extra>",
+        },
+        {
+            "type": "bar",
+            "x": stages,
+            "y": [r.kv_tokens for r in rows],
+            "name": names[1],
+            "marker": {"color": GREEN},
+            "hovertemplate": "%{x}: %{y:,}<extra>" + names[1] + "</extra>",
+        },
+    ]
+    lay = layout(
+        title=title,
+        x="",
+        y=y_title,
+        height=340,
+        barmode="group",
+        yaxis={"type": "log", "range": [0, 5]},
+    )
     return figure(data, lay)
 
 
 def equality_figure(
-    linear: Array, conv: Array, *, title: str, x_title: str, y_title: str,
+    linear: Array,
+    conv: Array,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
     names: tuple[str, str] = ("entries", "y = x"),
     hovertemplate: str = "linear %{x:.6f}<br>conv %{y:.6f}<extra></extra>",
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """Every output entry of patchify + Linear (x) against Conv2d (y): all on the diagonal.
 
     ``names`` of the two traces; ``hovertemplate`` is a point's hover text.
@@ -168,12 +272,31 @@ def equality_figure(
     """
     a, b = np.ravel(linear), np.ravel(conv)
     data = [
-        {"type": "scatter", "x": _list(a, 6), "y": _list(b, 6), "mode": "markers",
-         "name": names[0], "marker": {"color": BLUE, "size": 6, "opacity": 0.7},
-         "hovertemplate": hovertemplate},
-        {"type": "scatter", "x": [-3.5, 3.5], "y": [-3.5, 3.5], "mode": "lines", "name": names[1],
-         "line": {"color": GREY, "dash": "dash"}, "hoverinfo": "skip"},
-    ]  # fmt: skip
-    lay = layout(title=title, x=x_title, y=y_title, height=380,
-                 xaxis={"range": [-3.5, 3.5]}, yaxis={"range": [-3.5, 3.5]})  # fmt: skip
+        {
+            "type": "scatter",
+            "x": _list(a, 6),
+            "y": _list(b, 6),
+            "mode": "markers",
+            "name": names[0],
+            "marker": {"color": BLUE, "size": 6, "opacity": 0.7},
+            "hovertemplate": hovertemplate,
+        },
+        {
+            "type": "scatter",
+            "x": [-3.5, 3.5],
+            "y": [-3.5, 3.5],
+            "mode": "lines",
+            "name": names[1],
+            "line": {"color": GREY, "dash": "dash"},
+            "hoverinfo": "skip",
+        },
+    ]
+    lay = layout(
+        title=title,
+        x=x_title,
+        y=y_title,
+        height=380,
+        xaxis={"range": [-3.5, 3.5]},
+        yaxis={"range": [-3.5, 3.5]},
+    )
     return figure(data, lay)

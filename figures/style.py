@@ -108,13 +108,23 @@ def distinguishable(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
     more of them: readers who do not see the colours (or print in grey) can still tell them
     apart. A trace that sets its own dash or symbol keeps it.
     """
-    lines = [t for t in data if t.get("type", "scatter") == "scatter"
-             and "lines" in t.get("mode", "lines") and "dash" not in t.get("line", {})]  # fmt: skip
+    lines = [
+        t
+        for t in data
+        if t.get("type", "scatter") == "scatter"
+        and "lines" in t.get("mode", "lines")
+        and "dash" not in t.get("line", {})
+    ]
     if len(lines) > 1:
         for i, trace in enumerate(lines):
             trace["line"] = {**trace.get("line", {}), "dash": DASHES[i % len(DASHES)]}
-    dots = [t for t in data if t.get("type") == "scatter" and t.get("mode") == "markers"
-            and "symbol" not in t.get("marker", {})]  # fmt: skip
+    dots = [
+        t
+        for t in data
+        if t.get("type") == "scatter"
+        and t.get("mode") == "markers"
+        and "symbol" not in t.get("marker", {})
+    ]
     if len(dots) > 1:
         for i, trace in enumerate(dots):
             trace["marker"] = {**trace.get("marker", {}), "symbol": SYMBOLS[i % len(SYMBOLS)]}
@@ -124,7 +134,16 @@ def distinguishable(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def panel_titles(titles: Sequence[str], xs: Sequence[float], size: int = 14) -> list[dict]:
     """Bold titles above side-by-side panels of one figure, left-aligned at paper x ``xs``."""
     return [
-        {"text": f"<b>{text}</b>", "x": x, "y": 1.0, "xref": "paper", "yref": "paper",
-         "xanchor": "left", "yanchor": "bottom", "showarrow": False, "font": {"size": size}}
+        {
+            "text": f"<b>{text}</b>",
+            "x": x,
+            "y": 1.0,
+            "xref": "paper",
+            "yref": "paper",
+            "xanchor": "left",
+            "yanchor": "bottom",
+            "showarrow": False,
+            "font": {"size": size},
+        }
         for text, x in zip(titles, xs, strict=True)
-    ]  # fmt: skip
+    ]

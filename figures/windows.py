@@ -24,7 +24,7 @@ from figures.style import (
     figure,
     layout,
     panel_titles,
-)  # fmt: skip
+)
 
 Array = NDArray[np.float64]
 REGION_COLOURS = (*PALETTE, GREY, "#B0B0B0")  # 9 colours for region ids 0..8
@@ -56,13 +56,29 @@ def _panels(sides: Sequence[int], titles: Sequence[str], height: int) -> dict[st
     for i, side in enumerate(sides):
         sfx = "" if i == 0 else str(i + 1)
         lo = i * (width + gap)
-        axis = {"showgrid": False, "zeroline": False, "showline": False, "ticks": "",
-                "showticklabels": side <= 16, "tickfont": {"size": 10}, "dtick": 1 if side <= 8
-                else 4}  # fmt: skip
-        lay[f"xaxis{sfx}"] = {**axis, "domain": [lo, lo + width], "anchor": f"y{sfx}",
-                              "range": [-0.5, side - 0.5], "constrain": "domain"}  # fmt: skip
-        lay[f"yaxis{sfx}"] = {**axis, "anchor": f"x{sfx}", "range": [side - 0.5, -0.5],
-                              "scaleanchor": f"x{sfx}", "constrain": "domain"}  # fmt: skip
+        axis = {
+            "showgrid": False,
+            "zeroline": False,
+            "showline": False,
+            "ticks": "",
+            "showticklabels": side <= 16,
+            "tickfont": {"size": 10},
+            "dtick": 1 if side <= 8 else 4,
+        }
+        lay[f"xaxis{sfx}"] = {
+            **axis,
+            "domain": [lo, lo + width],
+            "anchor": f"y{sfx}",
+            "range": [-0.5, side - 0.5],
+            "constrain": "domain",
+        }
+        lay[f"yaxis{sfx}"] = {
+            **axis,
+            "anchor": f"x{sfx}",
+            "range": [side - 0.5, -0.5],
+            "scaleanchor": f"x{sfx}",
+            "constrain": "domain",
+        }
     lay["annotations"] = panel_titles(titles, [i * (width + gap) for i in range(len(titles))], 13)
     lay["margin"] = {"l": 30, "r": 10, "t": 36, "b": 20}
     lay["showlegend"] = False
@@ -76,26 +92,59 @@ def _grid_lines(side: int, window: int, offset: int, axes: str) -> list[dict[str
     line = {"color": "black", "width": 2}
     shapes = []
     for c in cuts:
-        shapes.append({"type": "line", "xref": xref, "yref": yref, "x0": c - 0.5, "x1": c - 0.5,
-                       "y0": -0.5, "y1": side - 0.5, "line": line})  # fmt: skip
-        shapes.append({"type": "line", "xref": xref, "yref": yref, "y0": c - 0.5, "y1": c - 0.5,
-                       "x0": -0.5, "x1": side - 0.5, "line": line})  # fmt: skip
+        shapes.append(
+            {
+                "type": "line",
+                "xref": xref,
+                "yref": yref,
+                "x0": c - 0.5,
+                "x1": c - 0.5,
+                "y0": -0.5,
+                "y1": side - 0.5,
+                "line": line,
+            }
+        )
+        shapes.append(
+            {
+                "type": "line",
+                "xref": xref,
+                "yref": yref,
+                "y0": c - 0.5,
+                "y1": c - 0.5,
+                "x0": -0.5,
+                "x1": side - 0.5,
+                "line": line,
+            }
+        )
     return shapes
 
 
 def _ids_trace(z: Any, small: bool, hover: str = REGION_HOVER) -> dict[str, Any]:
-    trace = {"type": "heatmap", "z": np.asarray(z).tolist(), "colorscale": REGION_SCALE,
-             "zmin": -0.5, "zmax": 8.5, "showscale": False, "xgap": 1, "ygap": 1,
-             "hovertemplate": hover}  # fmt: skip
+    trace = {
+        "type": "heatmap",
+        "z": np.asarray(z).tolist(),
+        "colorscale": REGION_SCALE,
+        "zmin": -0.5,
+        "zmax": 8.5,
+        "showscale": False,
+        "xgap": 1,
+        "ygap": 1,
+        "hovertemplate": hover,
+    }
     if small:
         trace |= {"texttemplate": "%{z}", "textfont": {"size": 11, "color": "black"}}
     return trace
 
 
 def regions_figure(
-    regions: NDArray[np.int64], window: int, shift: int, *, titles: tuple[str, str],
-    height: int = 380, hover: str = REGION_HOVER,
-) -> go.Figure:  # fmt: skip
+    regions: NDArray[np.int64],
+    window: int,
+    shift: int,
+    *,
+    titles: tuple[str, str],
+    height: int = 380,
+    hover: str = REGION_HOVER,
+) -> go.Figure:
     """The cyclic shift step by step: region ids before and after roll(-s).
 
     Args:
@@ -114,12 +163,23 @@ def regions_figure(
     lay = _panels([H, H], titles, height)
     lay["shapes"] = _grid_lines(H, M, s, "") + _grid_lines(H, M, 0, "2")
     small = H <= 16
-    lay["annotations"] += [
-        {"text": f"k={k}", "x": (k % (W // M)) * M + M / 2 - 0.5,
-         "y": (k // (W // M)) * M + M / 2 - 0.5, "xref": "x2", "yref": "y2", "showarrow": False,
-         "font": {"size": 12, "color": "black"}, "bgcolor": "rgba(255,255,255,0.85)"}
-        for k in range((H // M) * (W // M))
-    ] if (H // M) * (W // M) <= 16 else []  # fmt: skip
+    lay["annotations"] += (
+        [
+            {
+                "text": f"k={k}",
+                "x": (k % (W // M)) * M + M / 2 - 0.5,
+                "y": (k // (W // M)) * M + M / 2 - 0.5,
+                "xref": "x2",
+                "yref": "y2",
+                "showarrow": False,
+                "font": {"size": 12, "color": "black"},
+                "bgcolor": "rgba(255,255,255,0.85)",
+            }
+            for k in range((H // M) * (W // M))
+        ]
+        if (H // M) * (W // M) <= 16
+        else []
+    )
     data = [
         _ids_trace(before, small, hover),
         {**_ids_trace(regions, small, hover), "xaxis": "x2", "yaxis": "y2"},
@@ -128,9 +188,13 @@ def regions_figure(
 
 
 def window_mask_figure(
-    window_ids: NDArray[np.int64], mask: NDArray[np.bool_], *, titles: tuple[str, str],
-    height: int = 330, hovers: tuple[str, str] = (REGION_HOVER, MASK_HOVER),
-) -> go.Figure:  # fmt: skip
+    window_ids: NDArray[np.int64],
+    mask: NDArray[np.bool_],
+    *,
+    titles: tuple[str, str],
+    height: int = 330,
+    hovers: tuple[str, str] = (REGION_HOVER, MASK_HOVER),
+) -> go.Figure:
     """One window after the roll: its tokens' region ids and its attention mask.
 
     Args:
@@ -144,17 +208,30 @@ def window_mask_figure(
     lay = _panels([M, M * M], titles, height)
     data = [
         _ids_trace(window_ids, False, hovers[0]),  # no text labels: cheaper to redraw
-        {"type": "heatmap", "z": np.asarray(mask, dtype=np.int8).tolist(), "zmin": 0, "zmax": 1,
-         "colorscale": MASK_SCALE, "showscale": False, "xaxis": "x2", "yaxis": "y2",
-         "hovertemplate": hovers[1]},
-    ]  # fmt: skip
+        {
+            "type": "heatmap",
+            "z": np.asarray(mask, dtype=np.int8).tolist(),
+            "zmin": 0,
+            "zmax": 1,
+            "colorscale": MASK_SCALE,
+            "showscale": False,
+            "xaxis": "x2",
+            "yaxis": "y2",
+            "hovertemplate": hovers[1],
+        },
+    ]
     return figure(data, lay)
 
 
 def bias_figure(
-    index: NDArray[np.int64], table: Array, query: int, *, titles: tuple[str, str, str],
-    height: int = 380, hovers: tuple[str, str, str] = BIAS_HOVERS,
-) -> go.Figure:  # fmt: skip
+    index: NDArray[np.int64],
+    table: Array,
+    query: int,
+    *,
+    titles: tuple[str, str, str],
+    height: int = 380,
+    hovers: tuple[str, str, str] = BIAS_HOVERS,
+) -> go.Figure:
     """Relative position index, the bias table B̂ and the bias row of one query token.
 
     Args:
@@ -175,63 +252,131 @@ def bias_figure(
     # the block of the table read by query i: rows yi..yi+M-1 reversed, same for columns
     ty0, tx0 = yi, xi
     data = [
-        {**heat, "z": index.tolist(), "zmin": 0, "zmax": K * K - 1,
-         "hovertemplate": hovers[0]},
-        {**heat, "z": _list(table, 3), "xaxis": "x2", "yaxis": "y2",
-         "hovertemplate": hovers[1]},
-        {**heat, "z": _list(bias_row, 3), "zmin": float(table.min()), "zmax": float(table.max()),
-         "xaxis": "x3", "yaxis": "y3",
-         "hovertemplate": hovers[2]},
-        {"type": "scatter", "x": [-0.5, M2 - 0.5, M2 - 0.5, -0.5, -0.5],
-         "y": [query - 0.5, query - 0.5, query + 0.5, query + 0.5, query - 0.5],
-         "mode": "lines", "line": HIGHLIGHT, "hoverinfo": "skip"},
-        {"type": "scatter", "x": [tx0 - 0.5, tx0 + M - 0.5, tx0 + M - 0.5, tx0 - 0.5, tx0 - 0.5],
-         "y": [ty0 - 0.5, ty0 - 0.5, ty0 + M - 0.5, ty0 + M - 0.5, ty0 - 0.5],
-         "mode": "lines", "line": HIGHLIGHT, "xaxis": "x2", "yaxis": "y2", "hoverinfo": "skip"},
-    ]  # fmt: skip
+        {**heat, "z": index.tolist(), "zmin": 0, "zmax": K * K - 1, "hovertemplate": hovers[0]},
+        {**heat, "z": _list(table, 3), "xaxis": "x2", "yaxis": "y2", "hovertemplate": hovers[1]},
+        {
+            **heat,
+            "z": _list(bias_row, 3),
+            "zmin": float(table.min()),
+            "zmax": float(table.max()),
+            "xaxis": "x3",
+            "yaxis": "y3",
+            "hovertemplate": hovers[2],
+        },
+        {
+            "type": "scatter",
+            "x": [-0.5, M2 - 0.5, M2 - 0.5, -0.5, -0.5],
+            "y": [query - 0.5, query - 0.5, query + 0.5, query + 0.5, query - 0.5],
+            "mode": "lines",
+            "line": HIGHLIGHT,
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "x": [tx0 - 0.5, tx0 + M - 0.5, tx0 + M - 0.5, tx0 - 0.5, tx0 - 0.5],
+            "y": [ty0 - 0.5, ty0 - 0.5, ty0 + M - 0.5, ty0 + M - 0.5, ty0 - 0.5],
+            "mode": "lines",
+            "line": HIGHLIGHT,
+            "xaxis": "x2",
+            "yaxis": "y2",
+            "hoverinfo": "skip",
+        },
+    ]
     return figure(data, lay)
 
 
 def stage_figure(
-    rows: Sequence[Any], *, title: str, y_title: str, names: tuple[str, str],
+    rows: Sequence[Any],
+    *,
+    title: str,
+    y_title: str,
+    names: tuple[str, str],
     stage_label: str = "stage {n}",
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """Tokens and channels of the four Swin stages (log y). Traces: [0] tokens, [1] C.
 
     ``stage_label`` names the bars' categories (``{n}`` = the stage number).
     """
     stages = [stage_label.format(n=r.stage) for r in rows]
     data = [
-        {"type": "bar", "x": stages, "y": [r.tokens for r in rows], "name": names[0],
-         "marker": {"color": BLUE}},
-        {"type": "bar", "x": stages, "y": [r.C for r in rows], "name": names[1],
-         "marker": {"color": GREEN}},
-    ]  # fmt: skip
-    lay = layout(title=title, x="", y=y_title, height=340, barmode="group",
-                 yaxis={"type": "log", "range": [0, 5]})  # fmt: skip
+        {
+            "type": "bar",
+            "x": stages,
+            "y": [r.tokens for r in rows],
+            "name": names[0],
+            "marker": {"color": BLUE},
+        },
+        {
+            "type": "bar",
+            "x": stages,
+            "y": [r.C for r in rows],
+            "name": names[1],
+            "marker": {"color": GREEN},
+        },
+    ]
+    lay = layout(
+        title=title,
+        x="",
+        y=y_title,
+        height=340,
+        barmode="group",
+        yaxis={"type": "log", "range": [0, 5]},
+    )
     return figure(data, lay)
 
 
 def complexity_figure(
-    sides: Array, msa: Array, wmsa: Array, side: int, current: tuple[float, float], *,
-    title: str, x_title: str, y_title: str, names: tuple[str, str] = ("Ω(MSA)", "Ω(W-MSA)"),
-) -> go.Figure:  # fmt: skip
+    sides: Array,
+    msa: Array,
+    wmsa: Array,
+    side: int,
+    current: tuple[float, float],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    names: tuple[str, str] = ("Ω(MSA)", "Ω(W-MSA)"),
+) -> go.Figure:
     """Ω(MSA) and Ω(W-MSA) against the token map side h = w (log-log), current h marked.
 
     Traces: [0] Ω(MSA), [1] Ω(W-MSA), [2] the current pair.
     """
     data = [
-        {"type": "scatter", "x": _list(sides), "y": _list(msa), "mode": "lines", "name": names[0],
-         "line": {"color": VERMILLION},
-         "hovertemplate": "h = w = %{x}<br>%{y:,.0f} FLOPs<extra></extra>"},
-        {"type": "scatter", "x": _list(sides), "y": _list(wmsa), "mode": "lines",
-         "name": names[1], "line": {"color": BLUE},
-         "hovertemplate": "h = w = %{x}<br>%{y:,.0f} FLOPs<extra></extra>"},
-        {"type": "scatter", "x": [side, side], "y": list(current), "mode": "markers",
-         "showlegend": False, "marker": CURRENT,
-         "hovertemplate": "h = w = %{x}<br>%{y:,.0f}<extra></extra>"},
-    ]  # fmt: skip
-    lay = layout(title=title, x=x_title, y=y_title, height=380, xaxis={"type": "log"},
-                 yaxis={"type": "log", "exponentformat": "power"})  # fmt: skip
+        {
+            "type": "scatter",
+            "x": _list(sides),
+            "y": _list(msa),
+            "mode": "lines",
+            "name": names[0],
+            "line": {"color": VERMILLION},
+            "hovertemplate": "h = w = %{x}<br>%{y:,.0f} FLOPs<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": _list(sides),
+            "y": _list(wmsa),
+            "mode": "lines",
+            "name": names[1],
+            "line": {"color": BLUE},
+            "hovertemplate": "h = w = %{x}<br>%{y:,.0f} FLOPs<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": [side, side],
+            "y": list(current),
+            "mode": "markers",
+            "showlegend": False,
+            "marker": CURRENT,
+            "hovertemplate": "h = w = %{x}<br>%{y:,.0f}<extra></extra>",
+        },
+    ]
+    lay = layout(
+        title=title,
+        x=x_title,
+        y=y_title,
+        height=380,
+        xaxis={"type": "log"},
+        yaxis={"type": "log", "exponentformat": "power"},
+    )
     lay["legend"] = {"orientation": "v", "x": 0.01, "y": 0.99, "xanchor": "left", "yanchor": "top"}
     return figure(data, lay)

@@ -20,9 +20,16 @@ page = kit.Page(
     "attention_gallery",
     views=("maps", "compare", "time"),
     exercise=exercises.attention_gallery,
-    code=(g.run, g.swin_mask, g.reformer_mask, g.routing_mask, g.score, g.dense_limit,
-          g.pareto_front),
-)  # fmt: skip
+    code=(
+        g.run,
+        g.swin_mask,
+        g.reformer_mask,
+        g.routing_mask,
+        g.score,
+        g.dense_limit,
+        g.pareto_front,
+    ),
+)
 
 
 def shared_controls(with_side: bool = True) -> tuple[int, int, float, g.Settings]:
@@ -49,8 +56,9 @@ def shared_controls(with_side: bool = True) -> tuple[int, int, float, g.Settings
             buckets = page.select_slider("buckets", (1, 2, 4, 8, 16, 32), 8)
             rounds = page.slider("rounds", 1, 4, 2)
             clusters = page.slider("clusters", 1, 16, 4)
-    settings = g.Settings(width, dilation, n_global, per_row, window, shift, ratio, buckets,
-                          rounds, clusters)  # fmt: skip
+    settings = g.Settings(
+        width, dilation, n_global, per_row, window, shift, ratio, buckets, rounds, clusters
+    )
     return side, seed, float(sharpness), settings
 
 
@@ -73,25 +81,39 @@ def query_maps(side: int, seed: int, sharpness: float, settings: g.Settings, met
     w_full, _, _ = cache.method_rows(side, seed, sharpness, settings, "full")
     w, err, mask = cache.method_rows(side, seed, sharpness, settings, method)
     name = page.tr(f"method_{method}")
-    page.chart(figs.row_maps_figure(
-        w_full[i].reshape(side, side), w[i].reshape(side, side), (row, col),
-        titles=(page.tr("full_title"), name),
-        hovers=(page.tr("hover", label=page.tr("method_full")), page.tr("hover", label=name)),
-    ), "maps_chart")  # fmt: skip
+    page.chart(
+        figs.row_maps_figure(
+            w_full[i].reshape(side, side),
+            w[i].reshape(side, side),
+            (row, col),
+            titles=(page.tr("full_title"), name),
+            hovers=(page.tr("hover", label=page.tr("method_full")), page.tr("hover", label=name)),
+        ),
+        "maps_chart",
+    )
     kept = float(w_full[i][mask[i]].sum()) if mask is not None else None
     allowed = int(mask[i].sum()) if mask is not None else side * side
     total = float(w[i].sum())
     page.formula(
-        "row", i=i, N=side * side, err=f"{float(err[i]):.4f}", keys=allowed,
+        "row",
+        i=i,
+        N=side * side,
+        err=f"{float(err[i]):.4f}",
+        keys=allowed,
         kept="" if kept is None else f",\\quad [[kept_tex]] = {kept:.4f}",
         checks=[
             kit.Check(page.tr("check_full_row"), abs(float(w_full[i].sum()) - 1) < 1e-5),
-            kit.Check(page.tr("check_row"), abs(total - 1) < 1e-5 or (allowed == 0 and total == 0),
-                      f"Σ = {total:.6f}"),
-            kit.Check(page.tr("check_mask_zero"),
-                      mask is None or float(np.abs(w[i][~mask[i]]).max(initial=0.0)) == 0.0),
+            kit.Check(
+                page.tr("check_row"),
+                abs(total - 1) < 1e-5 or (allowed == 0 and total == 0),
+                f"Σ = {total:.6f}",
+            ),
+            kit.Check(
+                page.tr("check_mask_zero"),
+                mask is None or float(np.abs(w[i][~mask[i]]).max(initial=0.0)) == 0.0,
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("compare")
@@ -103,34 +125,48 @@ def compare() -> None:
     labels = [page.tr(f"method_{s.method}") for s in scores]
     errors, flops = [s.error for s in scores], [s.flops for s in scores]
     front = g.pareto_front(flops, errors)
-    page.chart(figs.pareto_figure(
-        labels, flops, errors, front, title=page.tr("pareto_title", N=side * side),
-        x_title=page.tr("flops_axis"), y_title=page.tr("error_axis"),
-        front_name=page.tr("front"),
-    ), "pareto_chart")  # fmt: skip
+    page.chart(
+        figs.pareto_figure(
+            labels,
+            flops,
+            errors,
+            front,
+            title=page.tr("pareto_title", N=side * side),
+            x_title=page.tr("flops_axis"),
+            y_title=page.tr("error_axis"),
+            front_name=page.tr("front"),
+        ),
+        "pareto_chart",
+    )
     order = g.ranking(scores)
     cell = lambda x: "–" if x is None else f"{x:.3f}"  # noqa: E731
-    st.dataframe({
-        page.tr("col_method"): [labels[i] for i in order],
-        page.tr("col_error"): [f"{errors[i]:.4f}" for i in order],
-        page.tr("col_mass"): [cell(scores[i].kept_mass) for i in order],
-        page.tr("col_recall"): [cell(scores[i].recall) for i in order],
-        page.tr("col_flops"): [f"{flops[i]:.3g}" for i in order],
-        page.tr("col_peak"): [f"{scores[i].peak:,}" for i in order],
-        page.tr("col_front"): ["✓" if front[i] else "" for i in order],
-    }, hide_index=True, key=page.key("ranking"))  # fmt: skip
+    st.dataframe(
+        {
+            page.tr("col_method"): [labels[i] for i in order],
+            page.tr("col_error"): [f"{errors[i]:.4f}" for i in order],
+            page.tr("col_mass"): [cell(scores[i].kept_mass) for i in order],
+            page.tr("col_recall"): [cell(scores[i].recall) for i in order],
+            page.tr("col_flops"): [f"{flops[i]:.3g}" for i in order],
+            page.tr("col_peak"): [f"{scores[i].peak:,}" for i in order],
+            page.tr("col_front"): ["✓" if front[i] else "" for i in order],
+        },
+        hide_index=True,
+        key=page.key("ranking"),
+    )
     worst_limit = max(limit.values())
     best = scores[1 + int(np.argmin(errors[1:]))]
     page.formula(
-        "error", best=page.tr(f"method_{best.method}"), err=f"{best.error:.4f}",
-        full_flops=tex.sci(scores[0].flops, 3), flops=tex.sci(best.flops, 3),
+        "error",
+        best=page.tr(f"method_{best.method}"),
+        err=f"{best.error:.4f}",
+        full_flops=tex.sci(scores[0].flops, 3),
+        flops=tex.sci(best.flops, 3),
         checks=[
             kit.Check(page.tr("check_self"), scores[0].error == 0.0),
-            kit.Check(page.tr("check_limits"), worst_limit < 1e-12,
-                      f"max = {worst_limit:.1e}"),
+            kit.Check(page.tr("check_limits"), worst_limit < 1e-12, f"max = {worst_limit:.1e}"),
             kit.Check(page.tr("check_front"), bool(front[0]) and bool(front.any())),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("time")
@@ -149,16 +185,33 @@ def timing() -> None:
     seconds = np.stack(columns, axis=1)  # (methods, sides)
     n = np.array(TIMING_SIDES) ** 2
     slopes = [att.loglog_slope(n, row) for row in seconds]
-    page.chart(figs.time_figure(
-        n, seconds, [page.tr(f"method_{m}") for m in TIMED], slopes,
-        title=page.tr("time_title"), x_title="N", y_title=page.tr("seconds"),
-    ), "time_chart")  # fmt: skip
+    page.chart(
+        figs.time_figure(
+            n,
+            seconds,
+            [page.tr(f"method_{m}") for m in TIMED],
+            slopes,
+            title=page.tr("time_title"),
+            x_title="N",
+            y_title=page.tr("seconds"),
+        ),
+        "time_chart",
+    )
     page.formula(
-        "time", full=f"{slopes[0]:.2f}", linear=f"{slopes[1]:.2f}", sra=f"{slopes[2]:.2f}",
-        swin=f"{slopes[3]:.2f}", R=settings.ratio,
-        checks=[kit.Check(page.tr("check_linear_faster"), bool(seconds[1, -1] < seconds[0, -1]),
-                          f"N = {n[-1]}: ×{seconds[0, -1] / seconds[1, -1]:.1f}")],
-    )  # fmt: skip
+        "time",
+        full=f"{slopes[0]:.2f}",
+        linear=f"{slopes[1]:.2f}",
+        sra=f"{slopes[2]:.2f}",
+        swin=f"{slopes[3]:.2f}",
+        R=settings.ratio,
+        checks=[
+            kit.Check(
+                page.tr("check_linear_faster"),
+                bool(seconds[1, -1] < seconds[0, -1]),
+                f"N = {n[-1]}: ×{seconds[0, -1] / seconds[1, -1]:.1f}",
+            )
+        ],
+    )
 
 
 page.run()

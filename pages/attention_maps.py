@@ -22,9 +22,14 @@ page = kit.Page(
     "attention_maps",
     views=("map", "heads", "scaling", "masks", "torch"),
     exercise=exercises.attention_maps,
-    code=(att.scaled_dot_product_attention, att.masked_softmax, att.multi_head_attention,
-          att.causal_mask, attention_torch.torch_attention),
-)  # fmt: skip
+    code=(
+        att.scaled_dot_product_attention,
+        att.masked_softmax,
+        att.multi_head_attention,
+        att.causal_mask,
+        attention_torch.torch_attention,
+    ),
+)
 
 
 def cell_hover(end: str = "<extra></extra>") -> str:
@@ -50,13 +55,20 @@ def sentence_views() -> None:
     if page.current_view == "map":
         q, k, v = (x @ w for w in ws[:3])
         table = att.score_table(q, k)  # q·k, q·k/√d, a
-        page.chart(figs.attention_heatmap(
-            table[..., 2], tokens, title=page.tr("map_title", d=d), x_title=page.tr("keys"),
-            y_title=page.tr("queries"), customdata=table,
-            hovertemplate=page.tr("hover_pair", q="%{y}", k="%{x}")
-            + "<br>q·k = %{customdata[0]:.3f}<br>q·k/√d = %{customdata[1]:.3f}<br>"
-            "a = %{customdata[2]:.4f}<extra></extra>",
-        ), "map_chart")  # fmt: skip
+        page.chart(
+            figs.attention_heatmap(
+                table[..., 2],
+                tokens,
+                title=page.tr("map_title", d=d),
+                x_title=page.tr("keys"),
+                y_title=page.tr("queries"),
+                customdata=table,
+                hovertemplate=page.tr("hover_pair", q="%{y}", k="%{x}")
+                + "<br>q·k = %{customdata[0]:.3f}<br>q·k/√d = %{customdata[1]:.3f}<br>"
+                "a = %{customdata[2]:.4f}<extra></extra>",
+            ),
+            "map_chart",
+        )
         query_row(tokens, q, k, v, table)
     elif page.current_view == "masks":
         masked(tokens, x, ws, page.choice("mask", att.MASK_KINDS, "causal"))
@@ -65,36 +77,54 @@ def sentence_views() -> None:
 
 
 @kit.fragment
-def query_row(tokens: list[str], q: np.ndarray, k: np.ndarray, v: np.ndarray,
-              table: np.ndarray) -> None:  # fmt: skip
+def query_row(
+    tokens: list[str], q: np.ndarray, k: np.ndarray, v: np.ndarray, table: np.ndarray
+) -> None:
     """The query slider: its row of weights and the weighted sum of the values."""
     N, d = q.shape
     i = page.slider("query", 0, N - 1, min(3, N - 1))
     out, w = att.scaled_dot_product_attention(q[i : i + 1], k, v)
     row, o = w[0], out[0]
-    page.chart(figs.query_row_figure(
-        tokens, row, o, titles=(page.tr("row_title"), page.tr("output_title")),
-        y_titles=(page.tr("weight"), page.tr("value")),
-        x_titles=(page.tr("keys"), page.tr("channel")), output_range=float(np.abs(v).max()) * 1.05,
-        hovertemplate=page.tr("hover_key_weight", k="%{x}", a="%{y:.4f}") + "<extra></extra>",
-    ), "row_chart")  # fmt: skip
+    page.chart(
+        figs.query_row_figure(
+            tokens,
+            row,
+            o,
+            titles=(page.tr("row_title"), page.tr("output_title")),
+            y_titles=(page.tr("weight"), page.tr("value")),
+            x_titles=(page.tr("keys"), page.tr("channel")),
+            output_range=float(np.abs(v).max()) * 1.05,
+            hovertemplate=page.tr("hover_key_weight", k="%{x}", a="%{y:.4f}") + "<extra></extra>",
+        ),
+        "row_chart",
+    )
     # softmax keeps each row's order, so the brightest cell is the largest score; with
     # identity projections that is often, not always, the diagonal (a longer key can win)
     order_kept = bool(np.array_equal(table[..., 2].argmax(1), table[..., 0].argmax(1)))
     top = att.strongest_keys(row, 3)
     terms = [formulas.render(page.concept, "term", a=f"{row[j]:.3f}", j=j) for j in top]
     page.formula(
-        "query", i=i, d=d, j=top[0], a=f"{row[top[0]]:.4f}", terms=" + ".join(terms),
+        "query",
+        i=i,
+        d=d,
+        j=top[0],
+        a=f"{row[top[0]]:.4f}",
+        terms=" + ".join(terms),
         more="" if N <= 3 else " + \\cdots",
         checks=[
             kit.Check(page.tr("check_sum"), abs(row.sum() - 1) < 1e-12, f"{row.sum():.12f}"),
-            kit.Check(page.tr("check_convex"), bool(np.all(o <= v.max(0) + 1e-12)
-                                                    & np.all(o >= v.min(0) - 1e-12))),
+            kit.Check(
+                page.tr("check_convex"),
+                bool(np.all(o <= v.max(0) + 1e-12) & np.all(o >= v.min(0) - 1e-12)),
+            ),
             kit.Check(page.tr("check_weighted_sum"), np.allclose(o, row @ v, atol=1e-12)),
-            kit.Check(page.tr("check_order"), order_kept, page.tr(
-                "diagonal_rows", k=int(att.diagonal_max_rows(table[..., 2]).sum()), n=N)),
+            kit.Check(
+                page.tr("check_order"),
+                order_kept,
+                page.tr("diagonal_rows", k=int(att.diagonal_max_rows(table[..., 2]).sum()), n=N),
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @kit.fragment
@@ -104,45 +134,81 @@ def head_grid(tokens: list[str], x: np.ndarray, ws: list[np.ndarray]) -> None:
     d = att.check_heads(D, h)
     out, w = att.multi_head_attention(x, *ws, h)
     _, alone = att.head_on_its_own(x, *ws[:3], h)  # the last head on its own D/h channels
-    page.chart(figs.head_grid(w, tokens, title=page.tr("heads_title", h=h, d=d),
-                              head_title=page.tr("head_n"), hover=cell_hover("")),
-               "heads_chart")  # fmt: skip
+    page.chart(
+        figs.head_grid(
+            w,
+            tokens,
+            title=page.tr("heads_title", h=h, d=d),
+            head_title=page.tr("head_n"),
+            hover=cell_hover(""),
+        ),
+        "heads_chart",
+    )
     page.formula(
-        "heads", N=N, D=D, h=h, d=d,
+        "heads",
+        N=N,
+        D=D,
+        h=h,
+        d=d,
         checks=[
             kit.Check(page.tr("check_heads_rows"), np.allclose(w.sum(-1), 1, atol=1e-12)),
-            kit.Check(page.tr("check_shape"), out.shape == x.shape and w.shape == (h, N, N),
-                      f"{w.shape}"),
-            kit.Check(page.tr("check_scale"), np.allclose(w[-1], alone, atol=1e-12),
-                      f"1/√{d} = {1 / np.sqrt(d):.4f}"),
+            kit.Check(
+                page.tr("check_shape"), out.shape == x.shape and w.shape == (h, N, N), f"{w.shape}"
+            ),
+            kit.Check(
+                page.tr("check_scale"),
+                np.allclose(w[-1], alone, atol=1e-12),
+                f"1/√{d} = {1 / np.sqrt(d):.4f}",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("scaling")
 @kit.fragment
 def scaling() -> None:
     D = page.select_slider("D", list(SCALING_DIMS), 256)
-    entropy, top = cache_attention_maps.scaling_curves(SCALING_DIMS, SCALING_TOKENS,
-                                                       SCALING_HEADS, 0)  # fmt: skip
+    entropy, top = cache_attention_maps.scaling_curves(
+        SCALING_DIMS, SCALING_TOKENS, SCALING_HEADS, 0
+    )
     k, h, d = SCALING_DIMS.index(D), SCALING_HEADS, D // SCALING_HEADS
     ln_n = float(np.log(SCALING_TOKENS))
-    page.chart(figs.scaling_figure(
-        SCALING_DIMS, entropy, top, D, ln_n, x_title="D",
-        titles=(page.tr("entropy_title"), page.tr("top_title")),
-        y_titles=(page.tr("entropy_axis"), page.tr("top_axis")),
-        names=(page.tr("scale_right"), page.tr("scale_tutorial")),
-    ), "scaling_chart")  # fmt: skip
+    page.chart(
+        figs.scaling_figure(
+            SCALING_DIMS,
+            entropy,
+            top,
+            D,
+            ln_n,
+            x_title="D",
+            titles=(page.tr("entropy_title"), page.tr("top_title")),
+            y_titles=(page.tr("entropy_axis"), page.tr("top_axis")),
+            names=(page.tr("scale_right"), page.tr("scale_tutorial")),
+        ),
+        "scaling_chart",
+    )
     page.formula(
-        "scaling", d=d, h=h, ratio=tex.sci(d / h, 3), paper=f"{entropy[k, 0]:.3f}",
-        tutorial=f"{entropy[k, 1]:.3f}", N=SCALING_TOKENS, ln_n=f"{ln_n:.3f}",
+        "scaling",
+        d=d,
+        h=h,
+        ratio=tex.sci(d / h, 3),
+        paper=f"{entropy[k, 0]:.3f}",
+        tutorial=f"{entropy[k, 1]:.3f}",
+        N=SCALING_TOKENS,
+        ln_n=f"{ln_n:.3f}",
         checks=[
-            kit.Check(page.tr("check_stable"), bool(np.ptp(entropy[:, 0]) < 0.25),
-                      f"{entropy[:, 0].min():.2f}–{entropy[:, 0].max():.2f}"),
-            kit.Check(page.tr("check_saturates"), bool(entropy[-1, 1] < entropy[-1, 0] / 2),
-                      f"D = {SCALING_DIMS[-1]}: {entropy[-1, 1]:.2f}"),
+            kit.Check(
+                page.tr("check_stable"),
+                bool(np.ptp(entropy[:, 0]) < 0.25),
+                f"{entropy[:, 0].min():.2f}–{entropy[:, 0].max():.2f}",
+            ),
+            kit.Check(
+                page.tr("check_saturates"),
+                bool(entropy[-1, 1] < entropy[-1, 0] / 2),
+                f"D = {SCALING_DIMS[-1]}: {entropy[-1, 1]:.2f}",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @kit.fragment
@@ -151,21 +217,31 @@ def masked(tokens: list[str], x: np.ndarray, ws: list[np.ndarray], kind: str) ->
     pad = page.slider("padding", 0, N, min(2, N), key=page.key("pad"), disabled=kind != "padding")
     mask = att.attention_mask(kind, N, pad)
     out, w = att.scaled_dot_product_attention(x @ ws[0], x @ ws[1], x @ ws[2], mask)
-    page.chart(figs.attention_heatmap(
-        w, tokens, title=page.tr("mask_title"), x_title=page.tr("keys"),
-        y_title=page.tr("queries"), hovertemplate=cell_hover(),
-    ), "mask_chart")  # fmt: skip
+    page.chart(
+        figs.attention_heatmap(
+            w,
+            tokens,
+            title=page.tr("mask_title"),
+            x_title=page.tr("keys"),
+            y_title=page.tr("queries"),
+            hovertemplate=cell_hover(),
+        ),
+        "mask_chart",
+    )
     dead = ~mask.any(axis=1)
     page.formula(
-        "masks", dead=t_tex("attention_maps.dead_rows", k=str(int(dead.sum())), n=str(N)),
+        "masks",
+        dead=t_tex("attention_maps.dead_rows", k=str(int(dead.sum())), n=str(N)),
         checks=[
             kit.Check(page.tr("check_no_nan"), bool(np.isfinite(out).all() & np.isfinite(w).all())),
             kit.Check(page.tr("check_masked_zero"), bool(np.all(w[~mask] == 0))),
-            kit.Check(page.tr("check_rows"), bool(np.allclose(w.sum(1)[~dead], 1, atol=1e-12)
-                                                  and np.all(w[dead] == 0)),
-                      page.tr("rows_detail", live=int((~dead).sum()), dead=int(dead.sum()))),
+            kit.Check(
+                page.tr("check_rows"),
+                bool(np.allclose(w.sum(1)[~dead], 1, atol=1e-12) and np.all(w[dead] == 0)),
+                page.tr("rows_detail", live=int((~dead).sum()), dead=int(dead.sum())),
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @kit.fragment
@@ -175,22 +251,35 @@ def against_torch(tokens: list[str], x: np.ndarray, ws: list[np.ndarray]) -> Non
     causal = page.toggle("causal", True, key=page.key("torch_causal"))
     att.check_heads(D, h)  # a clear message before torch is even loaded
     perf.single_threaded_torch()  # only this view of this page loads torch
-    gap = attention_torch.gap_to_torch(x, *ws, h, att.attention_mask(
-        "causal" if causal else "none", N))  # fmt: skip
-    page.chart(figs.attention_heatmap(
-        gap.weights_map, None, title=page.tr("diff_title"), x_title=page.tr("keys"),
-        y_title=page.tr("queries"), zmax=1e-15, colorbar_title="|Δ|", hovertemplate=cell_hover(),
-    ), "torch_chart")  # fmt: skip
+    gap = attention_torch.gap_to_torch(
+        x, *ws, h, att.attention_mask("causal" if causal else "none", N)
+    )
+    page.chart(
+        figs.attention_heatmap(
+            gap.weights_map,
+            None,
+            title=page.tr("diff_title"),
+            x_title=page.tr("keys"),
+            y_title=page.tr("queries"),
+            zmax=1e-15,
+            colorbar_title="|Δ|",
+            hovertemplate=cell_hover(),
+        ),
+        "torch_chart",
+    )
     st.code(page.tr("torch_code"), language="python")  # the two mask conventions
     mha = max(gap.mha_out, gap.weights)
     page.formula(
-        "torch", h=h, sdpa=f"{gap.sdpa:.1e}", out=f"{gap.mha_out:.1e}",
+        "torch",
+        h=h,
+        sdpa=f"{gap.sdpa:.1e}",
+        out=f"{gap.mha_out:.1e}",
         weights=f"{gap.weights:.1e}",
         checks=[
             kit.Check(page.tr("check_sdpa"), gap.sdpa < 1e-12, f"{gap.sdpa:.1e}"),
             kit.Check(page.tr("check_mha"), mha < 1e-12, f"{mha:.1e}"),
         ],
-    )  # fmt: skip
+    )
 
 
 page.run()

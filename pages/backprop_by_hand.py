@@ -17,17 +17,34 @@ AUTOGRAD_TOL, FD_TOL = 1e-8, 1e-3
 RATES = (0.1, 0.3, 1.0)
 SHOWN = " ".join(map(str, cb.SHOWN))
 SCI = {"digits": 1, "moderate": None}
-SYMBOLS = {"gamma1": "γ₁", "beta1": "β₁", "gamma2": "γ₂", "beta2": "β₂", "W_1": "W₁", "b_1": "b₁",
-           "W_2": "W₂", "b_2": "b₂"}  # fmt: skip
+SYMBOLS = {
+    "gamma1": "γ₁",
+    "beta1": "β₁",
+    "gamma2": "γ₂",
+    "beta2": "β₂",
+    "W_1": "W₁",
+    "b_1": "b₁",
+    "W_2": "W₂",
+    "b_2": "b₂",
+}
 
 page = kit.Page(
     "backprop_by_hand",
     views=("forward", "gradients", "softmax_jacobian", "layernorm", "training"),
     exercise=exercises.backprop_by_hand,
-    code=(bp.forward_with, bp.all_gradients, bp.softmax_backward, bp.softmax_jacobian,
-          bp.layer_norm_forward, bp.layer_norm_backward, bp.finite_difference_gradient,
-          bp.max_relative_error, bp.model_loss_and_gradients, bp.train),
-)  # fmt: skip
+    code=(
+        bp.forward_with,
+        bp.all_gradients,
+        bp.softmax_backward,
+        bp.softmax_jacobian,
+        bp.layer_norm_forward,
+        bp.layer_norm_backward,
+        bp.finite_difference_gradient,
+        bp.max_relative_error,
+        bp.model_loss_and_gradients,
+        bp.train,
+    ),
+)
 
 
 @page.view("forward", "gradients", "softmax_jacobian", "layernorm")
@@ -35,8 +52,12 @@ def block() -> None:
     """The seed outside the live part (a full rerun draws a new example)."""
     with st.columns(4)[0]:
         s = page.seed()
-    {"forward": forward, "gradients": gradients, "softmax_jacobian": jacobian,
-     "layernorm": layernorm}[page.current_view](s)  # fmt: skip
+    {
+        "forward": forward,
+        "gradients": gradients,
+        "softmax_jacobian": jacobian,
+        "layernorm": layernorm,
+    }[page.current_view](s)
     page.derivation("derivation")
     page.derivation("course")
 
@@ -47,24 +68,39 @@ def forward(seed: int) -> None:
     case = cb.block_case(N, seed)
     c = case.cache
     names = ("x", "A", "h", "r", "y")
-    page.chart(figs.tensors_figure(
-        [c.x, c.A, c.h, c.r, c.y], [page.tr(f"panel_{n}") for n in names],
-        title=page.tr("forward_title"), x_title=page.tr("channel"), y_title=page.tr("token_axis"),
-        hover=page.tr("hover_cell"), signed=[n != "A" for n in names],
-    ), "forward_chart")  # fmt: skip
+    page.chart(
+        figs.tensors_figure(
+            [c.x, c.A, c.h, c.r, c.y],
+            [page.tr(f"panel_{n}") for n in names],
+            title=page.tr("forward_title"),
+            x_title=page.tr("channel"),
+            y_title=page.tr("token_axis"),
+            hover=page.tr("hover_cell"),
+            signed=[n != "A" for n in names],
+        ),
+        "forward_chart",
+    )
     rows = float(np.abs(c.A.sum(-1) - 1).max())
     mean = float(np.abs(c.xhat2.mean(-1)).max())
     page.formula(
-        "forward", N=N, D=cb.D_MODEL, h=cb.HEADS, dk=cb.D_MODEL // cb.HEADS, F=cb.D_FF,
+        "forward",
+        N=N,
+        D=cb.D_MODEL,
+        h=cb.HEADS,
+        dk=cb.D_MODEL // cb.HEADS,
+        F=cb.D_FF,
         count=sum(p.size for p in bp.learnable(case.params).values()),
         gap=tex.sci(case.shuffled_gap, **SCI),
         checks=[
             kit.Check(page.tr("check_rows"), rows < 1e-12, f"max |Σ − 1| = {rows:.1e}"),
             kit.Check(page.tr("check_ln"), mean < 1e-12, f"max |mean| = {mean:.1e}"),
-            kit.Check(page.tr("check_shuffle"), case.shuffled_gap < 1e-12,
-                      f"max |Δ| = {case.shuffled_gap:.1e}"),
+            kit.Check(
+                page.tr("check_shuffle"),
+                case.shuffled_gap < 1e-12,
+                f"max |Δ| = {case.shuffled_gap:.1e}",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @kit.fragment
@@ -77,13 +113,23 @@ def gradients(seed: int) -> None:
     case, torch_ = cb.block_case(N, seed), cb.oracles(N, seed)
     hand, auto = case.hand[name], torch_.autograd[name]
     fd = cb.finite_differences(N, seed, name)
-    page.chart(figs.gradient_figure(
-        hand, [np.abs(hand - auto), np.abs(hand - fd)],
-        [page.tr("grad_panel", t=SYMBOLS.get(name, name)), page.tr("err_autograd"),
-         page.tr("err_fd")],
-        title="", x_title=page.tr("column"), y_title=page.tr("row"),
-        hover=page.tr("hover_cell"), error_hover=page.tr("hover_log"),
-    ), "gradient_chart")  # fmt: skip
+    page.chart(
+        figs.gradient_figure(
+            hand,
+            [np.abs(hand - auto), np.abs(hand - fd)],
+            [
+                page.tr("grad_panel", t=SYMBOLS.get(name, name)),
+                page.tr("err_autograd"),
+                page.tr("err_fd"),
+            ],
+            title="",
+            x_title=page.tr("column"),
+            y_title=page.tr("row"),
+            hover=page.tr("hover_cell"),
+            error_hover=page.tr("hover_log"),
+        ),
+        "gradient_chart",
+    )
     e_auto, e_fd = bp.max_relative_error(hand, auto), bp.max_relative_error(hand, fd)
     checks = [
         kit.Check(page.tr("check_autograd"), e_auto < AUTOGRAD_TOL, f"{e_auto:.1e}"),
@@ -94,10 +140,15 @@ def gradients(seed: int) -> None:
         checks.append(kit.Check(page.tr("check_layer"), e_layer < AUTOGRAD_TOL, f"{e_layer:.1e}"))
     at = np.unravel_index(int(np.abs(hand).argmax()), hand.shape)  # the largest entry
     page.formula(
-        "gradient", rule=formulas.render(page.concept, f"rule_{name}"),
-        shape="\\times".join(map(str, hand.shape)), index=",".join(str(i) for i in at),
-        hand=f"{hand[at]:.10f}", auto=f"{auto[at]:.10f}", fd=f"{fd[at]:.10f}", checks=checks,
-    )  # fmt: skip
+        "gradient",
+        rule=formulas.render(page.concept, f"rule_{name}"),
+        shape="\\times".join(map(str, hand.shape)),
+        index=",".join(str(i) for i in at),
+        hand=f"{hand[at]:.10f}",
+        auto=f"{auto[at]:.10f}",
+        fd=f"{fd[at]:.10f}",
+        checks=checks,
+    )
 
 
 @kit.fragment
@@ -114,22 +165,35 @@ def jacobian(seed: int) -> None:
     J = bp.softmax_jacobian(a)
     exact, diag = J @ g, bp.diagonal_only_softmax_backward(a, g)
     auto = cb.oracles(N, seed).autograd["S"][head - 1, i]
-    page.chart(figs.jacobian_figure(
-        J, exact, diag, titles=(page.tr("jacobian_title"), page.tr("ds_title")),
-        x_titles=("j", page.tr("key")), y_titles=("i", "∂L/∂sⱼ"),
-        names=(page.tr("exact_name"), page.tr("course_name")), hover=page.tr("hover_cell"),
-    ), "jacobian_chart")  # fmt: skip
+    page.chart(
+        figs.jacobian_figure(
+            J,
+            exact,
+            diag,
+            titles=(page.tr("jacobian_title"), page.tr("ds_title")),
+            x_titles=("j", page.tr("key")),
+            y_titles=("i", "∂L/∂sⱼ"),
+            names=(page.tr("exact_name"), page.tr("course_name")),
+            hover=page.tr("hover_cell"),
+        ),
+        "jacobian_chart",
+    )
     e_auto, e_course = bp.max_relative_error(exact, auto), bp.max_relative_error(diag, auto)
     page.formula(
-        "jacobian", a=tex.vec(a, 3), J=tex.vec(np.diag(J), 3), g=tex.vec(g, 3),
-        exact=tex.vec(exact, 4), course=tex.vec(diag, 4), n=N,
+        "jacobian",
+        a=tex.vec(a, 3),
+        J=tex.vec(np.diag(J), 3),
+        g=tex.vec(g, 3),
+        exact=tex.vec(exact, 4),
+        course=tex.vec(diag, 4),
+        n=N,
         checks=[
             kit.Check(page.tr("check_symmetric"), bool(np.allclose(J, J.T, atol=1e-15))),
             kit.Check(page.tr("check_rows_zero"), float(np.abs(J.sum(1)).max()) < 1e-15),
             kit.Check(page.tr("check_autograd"), e_auto < AUTOGRAD_TOL, f"{e_auto:.1e}"),
             kit.Check(page.tr("check_course"), e_course > 1e-3, f"{e_course:.2f}"),
         ],
-    )  # fmt: skip
+    )
 
 
 @kit.fragment
@@ -148,22 +212,31 @@ def layernorm(seed: int) -> None:
     ghat = p[f"gamma{k}"] * g
     du = case.hand["u" if k == 1 else "v"][i]
     auto = cb.oracles(N, seed).autograd["u" if k == 1 else "v"][i]
-    page.chart(figs.layernorm_figure(
-        [u[i], xhat[i], ghat, du], ("u", "x̂", "ĝ = γ ⊙ g", "∂L/∂u"),
-        titles=(page.tr("ln_forward_title"), page.tr("ln_backward_title")),
-        x_title=page.tr("channel"), y_title=page.tr("value"),
-    ), "layernorm_chart")  # fmt: skip
+    page.chart(
+        figs.layernorm_figure(
+            [u[i], xhat[i], ghat, du],
+            ("u", "x̂", "ĝ = γ ⊙ g", "∂L/∂u"),
+            titles=(page.tr("ln_forward_title"), page.tr("ln_backward_title")),
+            x_title=page.tr("channel"),
+            y_title=page.tr("value"),
+        ),
+        "layernorm_chart",
+    )
     err = bp.max_relative_error(du, auto)
     total = float(abs(du.sum()))
     page.formula(
-        "layernorm", k=k, mu=f"{u[i].mean():.4f}", sigma=f"{1 / inv[i, 0]:.4f}",
-        mean_g=f"{ghat.mean():.4f}", mean_gx=f"{(ghat * xhat[i]).mean():.4f}",
+        "layernorm",
+        k=k,
+        mu=f"{u[i].mean():.4f}",
+        sigma=f"{1 / inv[i, 0]:.4f}",
+        mean_g=f"{ghat.mean():.4f}",
+        mean_gx=f"{(ghat * xhat[i]).mean():.4f}",
         du=tex.vec(du, 3),
         checks=[
             kit.Check(page.tr("check_sum_zero"), total < 1e-12, f"|Σ| = {total:.1e}"),
             kit.Check(page.tr("check_autograd"), err < AUTOGRAD_TOL, f"{err:.1e}"),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("training")
@@ -190,27 +263,44 @@ def training_view(mine: bp.TrainRun, theirs: bp.TrainRun, lr: float) -> None:
         t = page.slider("step", 0, cb.TRAIN_STEPS, cb.TRAIN_STEPS)
     with b_:
         head = page.slider("head", 1, cb.HEADS, 2)
-    page.chart(figs.training_figure(
-        (mine.losses, theirs.losses), mine.accuracies, t, mine.attention[t, head - 1],
-        names=(page.tr("loss_numpy"), page.tr("loss_torch"), page.tr("accuracy"),
-               page.tr("whole_run")),
-        titles=(page.tr("loss_title"), page.tr("attention_title", h=head, s=SHOWN)),
-        x_titles=(page.tr("step_axis"), page.tr("key")),
-        y_titles=(page.tr("loss_axis"), page.tr("accuracy"), page.tr("query_axis")),
-        hover=page.tr("hover_cell"),
-    ), "training_chart")  # fmt: skip
+    page.chart(
+        figs.training_figure(
+            (mine.losses, theirs.losses),
+            mine.accuracies,
+            t,
+            mine.attention[t, head - 1],
+            names=(
+                page.tr("loss_numpy"),
+                page.tr("loss_torch"),
+                page.tr("accuracy"),
+                page.tr("whole_run"),
+            ),
+            titles=(page.tr("loss_title"), page.tr("attention_title", h=head, s=SHOWN)),
+            x_titles=(page.tr("step_axis"), page.tr("key")),
+            y_titles=(page.tr("loss_axis"), page.tr("accuracy"), page.tr("query_axis")),
+            hover=page.tr("hover_cell"),
+        ),
+        "training_chart",
+    )
     gap = float(np.abs(mine.losses - theirs.losses).max())
     maps = float(np.abs(mine.attention - theirs.attention).max())
     page.formula(
-        "training", t=t, lr=lr, loss=f"{mine.losses[t]:.10f}",
-        loss_torch=f"{theirs.losses[t]:.10f}", acc=f"{100 * mine.accuracies[t]:.1f}",
+        "training",
+        t=t,
+        lr=lr,
+        loss=f"{mine.losses[t]:.10f}",
+        loss_torch=f"{theirs.losses[t]:.10f}",
+        acc=f"{100 * mine.accuracies[t]:.1f}",
         checks=[
             kit.Check(page.tr("check_same_losses"), gap < 1e-9, f"max |Δ| = {gap:.1e}"),
             kit.Check(page.tr("check_same_maps"), maps < 1e-9, f"max |Δ| = {maps:.1e}"),
-            kit.Check(page.tr("check_falls"), bool(mine.losses[-1] < mine.losses[0]),
-                      f"{mine.losses[0]:.3f} → {mine.losses[-1]:.4f}"),
+            kit.Check(
+                page.tr("check_falls"),
+                bool(mine.losses[-1] < mine.losses[0]),
+                f"{mine.losses[0]:.3f} → {mine.losses[-1]:.4f}",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 page.run()

@@ -18,9 +18,15 @@ page = kit.Page(
     "cayley_hamilton",
     views=("theorem", "two_by_two"),
     exercise=exercises.cayley_hamilton,
-    code=(ch.parse_matrix, ch.characteristic_coefficients, ch.horner_steps,
-          ch.cayley_hamilton_residual, ch.inverse_by_cayley_hamilton, ch.power_by_reduction),
-)  # fmt: skip
+    code=(
+        ch.parse_matrix,
+        ch.characteristic_coefficients,
+        ch.horner_steps,
+        ch.cayley_hamilton_residual,
+        ch.inverse_by_cayley_hamilton,
+        ch.power_by_reduction,
+    ),
+)
 
 
 def mat(M: sympy.Matrix) -> str:
@@ -66,19 +72,26 @@ def theorem_part(A: sympy.Matrix) -> None:
     else:
         inv_tex = f"\\det A = 0:\\ \\text{{{page.tr('no_inverse')}}}"
     page.formula(
-        "theorem", A=mat(A), F=sympy.latex(F.as_expr()), horner=horner, residual=mat(steps[-1]),
-        size=tex.sci(size, 3, moderate=None), n=n, scale=tex.sci(scale * EPS, 3, moderate=None),
+        "theorem",
+        A=mat(A),
+        F=sympy.latex(F.as_expr()),
+        horner=horner,
+        residual=mat(steps[-1]),
+        size=tex.sci(size, 3, moderate=None),
+        n=n,
+        scale=tex.sci(scale * EPS, 3, moderate=None),
         inverse=inv_tex,
         checks=[
             kit.Check(page.tr("check_zero"), steps[-1].is_zero_matrix),
-            kit.Check(page.tr("check_trace_det"),
-                      c[1] == -A.trace() and c[-1] == (-1) ** n * det),
-            kit.Check(page.tr("check_float"), size <= 1e3 * n * scale * EPS,
-                      f"{size / (scale * EPS):.1f} ‖A‖ⁿε"),
-            kit.Check(page.tr("check_inverse"), inv_ok,
-                      "" if det != 0 else page.tr("singular")),
+            kit.Check(page.tr("check_trace_det"), c[1] == -A.trace() and c[-1] == (-1) ** n * det),
+            kit.Check(
+                page.tr("check_float"),
+                size <= 1e3 * n * scale * EPS,
+                f"{size / (scale * EPS):.1f} ‖A‖ⁿε",
+            ),
+            kit.Check(page.tr("check_inverse"), inv_ok, "" if det != 0 else page.tr("singular")),
         ],
-    )  # fmt: skip
+    )
     box = st.expander(page.tr("horner"), key=page.key("steps"), on_change="rerun")
     if box.open:
         with box:
@@ -96,21 +109,32 @@ def powers_view(A: sympy.Matrix) -> None:
     k = page.slider("k", 0, 60, 5)
     n = A.shape[0]
     r, A_k = ch.power_by_reduction(A, k)
-    page.chart(figs.powers_figure(
-        np.linalg.eigvals(ch.to_float(A)), r,
-        titles=(page.tr("eigen_title"), page.tr("remainder_title")),
-        axis_titles=(page.tr("re_axis"), page.tr("im_axis"),
-                     page.tr("power_axis"), page.tr("coef_axis")),
-        names=(page.tr("eigen_name"), page.tr("coef_name")),
-    ), "chart")  # fmt: skip
+    page.chart(
+        figs.powers_figure(
+            np.linalg.eigvals(ch.to_float(A)),
+            r,
+            titles=(page.tr("eigen_title"), page.tr("remainder_title")),
+            axis_titles=(
+                page.tr("re_axis"),
+                page.tr("im_axis"),
+                page.tr("power_axis"),
+                page.tr("coef_axis"),
+            ),
+            names=(page.tr("eigen_name"), page.tr("coef_name")),
+        ),
+        "chart",
+    )
     rem = sympy.Poly(list(reversed(r)), ch.t).as_expr() if any(r) else 0
     page.formula(
-        "powers", k=k, remainder=sympy.latex(rem), A_k=mat(A_k),
+        "powers",
+        k=k,
+        remainder=sympy.latex(rem),
+        A_k=mat(A_k),
         checks=[
             kit.Check(page.tr("check_power"), A_k == A**k),
             kit.Check(page.tr("check_degree"), len(r) <= n),
         ],
-    )  # fmt: skip
+    )
 
 
 def two_by_two_part() -> None:

@@ -25,10 +25,17 @@ page = kit.Page(
     "depthwise_separable",
     views=("filters", "cost", "mobilenet", "torch", "timing"),
     exercise=exercises.depthwise_separable,
-    code=(cv.standard_conv_cost, cv.depthwise_separable_cost, cv.cost_ratio,
-          cv.mobilenet_v1_layers, cv.depthwise_conv, cv.pointwise_conv, cv.separable_as_standard,
-          cv.touched),
-)  # fmt: skip
+    code=(
+        cv.standard_conv_cost,
+        cv.depthwise_separable_cost,
+        cv.cost_ratio,
+        cv.mobilenet_v1_layers,
+        cv.depthwise_conv,
+        cv.pointwise_conv,
+        cv.separable_as_standard,
+        cv.touched,
+    ),
+)
 
 
 @page.view("filters")
@@ -47,24 +54,43 @@ def filters() -> None:
     grids = [
         cv.touched(kind, k, M, SIDE, row, col) for kind in ("standard", "depthwise", "pointwise")
     ]
-    page.chart(figs.filters_figure(
-        grids, row, col, titles=(page.tr("standard_row", k=k, M=M),
-                                 page.tr("depthwise_row", k=k, M=M),
-                                 page.tr("pointwise_row", M=M)),
-        hover=page.tr("hover_cell"),
-    ), "filters_chart")  # fmt: skip
+    page.chart(
+        figs.filters_figure(
+            grids,
+            row,
+            col,
+            titles=(
+                page.tr("standard_row", k=k, M=M),
+                page.tr("depthwise_row", k=k, M=M),
+                page.tr("pointwise_row", M=M),
+            ),
+            hover=page.tr("hover_cell"),
+        ),
+        "filters_chart",
+    )
     std, dw, pw = (np.count_nonzero(g) for g in grids)
     per_channel = [int(np.count_nonzero(grids[1][m] == m + 1)) for m in range(M)]
     page.formula(
-        "filters", k=k, M=M, std=std, dw=dw // M, pw=pw, kk=k * k, kkM=k * k * M,
+        "filters",
+        k=k,
+        M=M,
+        std=std,
+        dw=dw // M,
+        pw=pw,
+        kk=k * k,
+        kkM=k * k * M,
         checks=[
-            kit.Check(page.tr("check_all_channels"),
-                      all(np.array_equal(g, grids[0][0]) for g in grids[0])),
-            kit.Check(page.tr("check_own_channel"), sum(per_channel) == dw,
-                      " + ".join(map(str, per_channel)) + f" = {dw}"),
+            kit.Check(
+                page.tr("check_all_channels"), all(np.array_equal(g, grids[0][0]) for g in grids[0])
+            ),
+            kit.Check(
+                page.tr("check_own_channel"),
+                sum(per_channel) == dw,
+                " + ".join(map(str, per_channel)) + f" = {dw}",
+            ),
             kit.Check(page.tr("check_one_cell"), pw == M, f"{pw} = M"),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("cost")
@@ -82,27 +108,52 @@ def cost() -> None:
         F = page.select_slider("feature", SIDES, 56)
     ratio = cv.cost_ratio(k, N)
     curves = {kk: np.array([float(cv.cost_ratio(kk, int(n))) for n in NS]) for kk in (3, 5, 7)}
-    page.chart(figs.ratio_figure(
-        NS, curves, (k, N, float(ratio)), title=page.tr("ratio_title"), x_title=page.tr("n_axis"),
-        y_title=page.tr("ratio_axis"), name="D_K = {k}", current_name=page.tr("today"),
-    ), "ratio_chart")  # fmt: skip
+    page.chart(
+        figs.ratio_figure(
+            NS,
+            curves,
+            (k, N, float(ratio)),
+            title=page.tr("ratio_title"),
+            x_title=page.tr("n_axis"),
+            y_title=page.tr("ratio_axis"),
+            name="D_K = {k}",
+            current_name=page.tr("today"),
+        ),
+        "ratio_chart",
+    )
     standard, separable = cv.standard_conv_cost(k, M, N, F), cv.depthwise_separable_cost(k, M, N, F)
     measured = Fraction(separable.mult_adds, standard.mult_adds)
     page.formula(
-        "cost", k=k, M=M, N=N, F=F, standard=tex.num(standard.mult_adds),
-        dw=tex.num(separable.depthwise.mult_adds), pw=tex.num(separable.pointwise.mult_adds),
-        separable=tex.num(separable.mult_adds), ratio=f"{float(ratio):.4f}", kk=k * k,
-        speedup=f"{1 / float(ratio):.2f}", p_std=tex.num(standard.params),
+        "cost",
+        k=k,
+        M=M,
+        N=N,
+        F=F,
+        standard=tex.num(standard.mult_adds),
+        dw=tex.num(separable.depthwise.mult_adds),
+        pw=tex.num(separable.pointwise.mult_adds),
+        separable=tex.num(separable.mult_adds),
+        ratio=f"{float(ratio):.4f}",
+        kk=k * k,
+        speedup=f"{1 / float(ratio):.2f}",
+        p_std=tex.num(standard.params),
         p_sep=tex.num(separable.params),
         checks=[
-            kit.Check(page.tr("check_ratio"), measured == ratio,
-                      f"{measured.numerator}/{measured.denominator}"),
-            kit.Check(page.tr("check_params"),
-                      Fraction(separable.params, standard.params) == ratio),
-            kit.Check(page.tr("check_cheaper"), separable.mult_adds < standard.mult_adds
-                      or k == 1, f"×{1 / float(ratio):.2f}"),
+            kit.Check(
+                page.tr("check_ratio"),
+                measured == ratio,
+                f"{measured.numerator}/{measured.denominator}",
+            ),
+            kit.Check(
+                page.tr("check_params"), Fraction(separable.params, standard.params) == ratio
+            ),
+            kit.Check(
+                page.tr("check_cheaper"),
+                separable.mult_adds < standard.mult_adds or k == 1,
+                f"×{1 / float(ratio):.2f}",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("mobilenet")
@@ -121,12 +172,19 @@ def mobilenet() -> None:
     ]
     mult_adds = np.array([l.cost.mult_adds for l in layers]) / 1e6
     params = np.array([l.cost.params for l in layers]) / 1e6
-    page.chart(figs.mobilenet_figure(
-        [l.kind for l in layers], mult_adds, params, labels,
-        titles=(page.tr("mult_adds_title"), page.tr("params_title")), x_title=page.tr("layer_axis"),
-        y_titles=(page.tr("millions"), page.tr("millions")),
-        kind_names={kind: page.tr(f"kind_{kind}") for kind in ("conv", "dw", "pw", "fc")},
-    ), "mobilenet_chart")  # fmt: skip
+    page.chart(
+        figs.mobilenet_figure(
+            [l.kind for l in layers],
+            mult_adds,
+            params,
+            labels,
+            titles=(page.tr("mult_adds_title"), page.tr("params_title")),
+            x_title=page.tr("layer_axis"),
+            y_titles=(page.tr("millions"), page.tr("millions")),
+            kind_names={kind: page.tr(f"kind_{kind}") for kind in ("conv", "dw", "pw", "fc")},
+        ),
+        "mobilenet_chart",
+    )
     base = cv.mobilenet_v1_layers()
     pw_now = sum(l.cost.mult_adds for l in layers if l.kind == "pw")
     pw_base = sum(l.cost.mult_adds for l in base if l.kind == "pw")
@@ -134,28 +192,43 @@ def mobilenet() -> None:
     published = cv.PUBLISHED.get((alpha, side))
     total_ma, total_p = mult_adds.sum(), params.sum()
     shares = cv.layer_shares(layers)
-    paper = (kit.Check(page.tr("check_published", ma=published[0], p=published[1]),
-                       abs(total_ma - published[0]) < 1 and round(total_p, 1) == published[1],
-                       f"{total_ma:.2f}M, {total_p:.3f}M")
-             if published else kit.Check(page.tr("check_not_published"), True))  # fmt: skip
+    paper = (
+        kit.Check(
+            page.tr("check_published", ma=published[0], p=published[1]),
+            abs(total_ma - published[0]) < 1 and round(total_p, 1) == published[1],
+            f"{total_ma:.2f}M, {total_p:.3f}M",
+        )
+        if published
+        else kit.Check(page.tr("check_not_published"), True)
+    )
     page.formula(
-        "mobilenet", alpha=alpha, side=side, rho=f"{float(rho):.3f}", ma=f"{total_ma:.2f}",
-        p=f"{total_p:.3f}", pw_share=f"{100 * shares['pw'][0]:.2f}",
-        scale=f"{float(pw_now / pw_base):.4f}", a2r2=f"{float(Fraction(alpha) ** 2 * rho**2):.4f}",
+        "mobilenet",
+        alpha=alpha,
+        side=side,
+        rho=f"{float(rho):.3f}",
+        ma=f"{total_ma:.2f}",
+        p=f"{total_p:.3f}",
+        pw_share=f"{100 * shares['pw'][0]:.2f}",
+        scale=f"{float(pw_now / pw_base):.4f}",
+        a2r2=f"{float(Fraction(alpha) ** 2 * rho**2):.4f}",
         checks=[
             paper,
-            kit.Check(page.tr("check_rho_params"),
-                      sum(l.cost.params for l in cv.mobilenet_v1_layers(alpha))
-                      == round(total_p * 1e6)),
+            kit.Check(
+                page.tr("check_rho_params"),
+                sum(l.cost.params for l in cv.mobilenet_v1_layers(alpha)) == round(total_p * 1e6),
+            ),
             kit.Check(page.tr("check_pw_scale"), pw_now * 224**2 == pw_base * alpha**2 * side**2),
         ],
-    )  # fmt: skip
-    box = st.expander(page.tr("table_title"), key=page.key("table"), on_change="rerun",
-                      icon=":material/table:")  # fmt: skip
+    )
+    box = st.expander(
+        page.tr("table_title"), key=page.key("table"), on_change="rerun", icon=":material/table:"
+    )
     if box.open:
         with box:
-            st.dataframe(cache.layer_table(alpha, side, tuple(page.tr(c) for c in cache.COLUMNS)),
-                         height=38 + 35 * len(layers))  # fmt: skip
+            st.dataframe(
+                cache.layer_table(alpha, side, tuple(page.tr(c) for c in cache.COLUMNS)),
+                height=38 + 35 * len(layers),
+            )
 
 
 @page.view("torch")
@@ -185,26 +258,39 @@ def layers() -> None:
     D = layer.depthwise.weight.detach()[:, 0].numpy()
     P = layer.pointwise.weight.detach()[:, :, 0, 0].numpy()
     K = standard.weight.detach().numpy()
-    page.chart(figs.kernels_figure(
-        D, P, K, titles=(page.tr("d_title"), page.tr("p_title"), page.tr("k_title")),
-        hovers=("%{z:.3f}", "%{z:.3f}", "%{z:.3f}"),
-    ), "kernels_chart")  # fmt: skip
+    page.chart(
+        figs.kernels_figure(
+            D,
+            P,
+            K,
+            titles=(page.tr("d_title"), page.tr("p_title"), page.tr("k_title")),
+            hovers=("%{z:.3f}", "%{z:.3f}", "%{z:.3f}"),
+        ),
+        "kernels_chart",
+    )
     gap = float((y - y_std).abs().max())
     ours = cv.pointwise_conv(cv.depthwise_conv(x[0].numpy(), D), P)
     gap_np = float(np.abs(ours - y[0].numpy()).max())
     n_sep = sum(p.numel() for p in layer.parameters())
     page.formula(
-        "torch", M=M, N=N, k=k, sep=n_sep, std=standard.weight.numel(),
+        "torch",
+        M=M,
+        N=N,
+        k=k,
+        sep=n_sep,
+        std=standard.weight.numel(),
         gap=tex.sci(gap, 2, moderate=None),
         gap_np=tex.sci(gap_np, 2, moderate=None),
         checks=[
             kit.Check(page.tr("check_torch_equal"), gap < 1e-12, f"max |Δ| = {gap:.1e}"),
             kit.Check(page.tr("check_numpy_equal"), gap_np < 1e-12, f"max |Δ| = {gap_np:.1e}"),
-            kit.Check(page.tr("check_torch_params"),
-                      n_sep == cv.depthwise_separable_cost(k, M, N, 8).params,
-                      f"{k}·{k}·{M} + {M}·{N} = {n_sep}"),
+            kit.Check(
+                page.tr("check_torch_params"),
+                n_sep == cv.depthwise_separable_cost(k, M, N, 8).params,
+                f"{k}·{k}·{M} + {M}·{N} = {n_sep}",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("timing")
@@ -221,34 +307,53 @@ def timing() -> None:
     bar.empty()
     seconds = np.array(seconds).T  # (3, shapes)
     costs = [cv.depthwise_separable_cost(3, M, N, F) for M, N, F in TIMED]
-    work = np.array([[cv.standard_conv_cost(3, M, N, F).mult_adds for M, N, F in TIMED],
-                     [c.depthwise.mult_adds for c in costs],
-                     [c.pointwise.mult_adds for c in costs]], float)  # fmt: skip
+    work = np.array(
+        [
+            [cv.standard_conv_cost(3, M, N, F).mult_adds for M, N, F in TIMED],
+            [c.depthwise.mult_adds for c in costs],
+            [c.pointwise.mult_adds for c in costs],
+        ],
+        float,
+    )
     flop_ratio = np.array([float(cv.cost_ratio(3, N)) for _, N, _ in TIMED])
     time_ratio = (seconds[1] + seconds[2]) / seconds[0]
     rates = work / seconds / 1e9  # G mult-adds per second
-    page.chart(figs.timing_figure(
-        [f"{M}→{N}, {F}²" for M, N, F in TIMED], flop_ratio, time_ratio, rates,
-        titles=(page.tr("time_ratio_title"), page.tr("rate_title")),
-        y_titles=(page.tr("ratio_axis"), page.tr("rate_axis")),
-        names=(page.tr("by_flops"), page.tr("by_time")),
-        rate_names=(page.tr("standard"), page.tr("depthwise"), page.tr("pointwise")),
-    ), "timing_chart")  # fmt: skip
+    page.chart(
+        figs.timing_figure(
+            [f"{M}→{N}, {F}²" for M, N, F in TIMED],
+            flop_ratio,
+            time_ratio,
+            rates,
+            titles=(page.tr("time_ratio_title"), page.tr("rate_title")),
+            y_titles=(page.tr("ratio_axis"), page.tr("rate_axis")),
+            names=(page.tr("by_flops"), page.tr("by_time")),
+            rate_names=(page.tr("standard"), page.tr("depthwise"), page.tr("pointwise")),
+        ),
+        "timing_chart",
+    )
     rows = "\\\\".join(
-        f"{M}\\to {N},\\ {F}^2 & " + " & ".join(f"{1e3 * s:.2f}" for s in seconds[:, i])
+        f"{M}\\to {N},\\ {F}^2 & "
+        + " & ".join(f"{1e3 * s:.2f}" for s in seconds[:, i])
         + f" & {flop_ratio[i]:.3f} & {time_ratio[i]:.3f}"
         for i, (M, N, F) in enumerate(TIMED)
-    )  # fmt: skip
+    )
     page.formula(
-        "timing", rows=rows, caption=page.tr("timing_caption", r=REPEATS),
+        "timing",
+        rows=rows,
+        caption=page.tr("timing_caption", r=REPEATS),
         checks=[
-            kit.Check(page.tr("check_faster"), bool(np.all(time_ratio < 1)),
-                      " · ".join(f"×{1 / r:.1f}" for r in time_ratio)),
-            kit.Check(page.tr("check_dw_rate"), bool(np.all(rates[1] < rates[2])),
-                      " · ".join(f"{a:.1f} < {b:.1f}"
-                                 for a, b in zip(rates[1], rates[2], strict=True))),
+            kit.Check(
+                page.tr("check_faster"),
+                bool(np.all(time_ratio < 1)),
+                " · ".join(f"×{1 / r:.1f}" for r in time_ratio),
+            ),
+            kit.Check(
+                page.tr("check_dw_rate"),
+                bool(np.all(rates[1] < rates[2])),
+                " · ".join(f"{a:.1f} < {b:.1f}" for a, b in zip(rates[1], rates[2], strict=True)),
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 page.run()

@@ -26,18 +26,29 @@ page = kit.Page(
     "diffusion_loss",
     views=("posterior", "kl", "elbo"),
     exercise=exercises.diffusion_loss,
-    code=(dif.make_schedule, dif.posterior_coefficients, dif.gaussian_kl,
-          dif.gaussian_kl_integrand, dif.prior_kl_bits_per_dim, dif.eps_loss_weights,
-          dif.eps_term_excess),
-)  # fmt: skip
+    code=(
+        dif.make_schedule,
+        dif.posterior_coefficients,
+        dif.gaussian_kl,
+        dif.gaussian_kl_integrand,
+        dif.prior_kl_bits_per_dim,
+        dif.eps_loss_weights,
+        dif.eps_term_excess,
+    ),
+)
 
 
 def schedule_controls(data: bool) -> tuple[str, int, str]:
     """The schedule and T for every part; the data values x₀ for the KL and ELBO parts."""
     a, b, c = st.columns([2, 1, 1])
     with a:
-        kind = page.selectbox("schedule", KINDS, "linear", key=page.key("kind"),
-                              format_func=lambda k: page.tr(f"kind_{k}"))  # fmt: skip
+        kind = page.selectbox(
+            "schedule",
+            KINDS,
+            "linear",
+            key=page.key("kind"),
+            format_func=lambda k: page.tr(f"kind_{k}"),
+        )
     with b:
         T = page.select_slider("T", STEPS, 1000)
     with c:
@@ -65,28 +76,51 @@ def posterior_view(s: dif.Schedule) -> None:
     i, grid = step - 1, t_grid(T)
     beta, alpha, a = s.betas[i], s.alphas[i], s.alpha_bars[i]
     a_prev = 1.0 if step == 1 else s.alpha_bars[i - 1]
-    page.chart(figs.posterior_figure(
-        grid + 1, coef_x0[grid], coef_xt[grid], s.betas[grid], var[grid], step,
-        (coef_x0[i], coef_xt[i], beta, var[i]), T,
-        titles=(page.tr("coef_title"), page.tr("var_title")), x_title=page.tr("t_axis"),
-        y_titles=(page.tr("coef_axis"), page.tr("var_axis")),
-        names=(page.tr("coef_x0"), page.tr("coef_xt"), "βₜ", "β̃ₜ", page.tr("current_t")),
-    ), "posterior_chart")  # fmt: skip
+    page.chart(
+        figs.posterior_figure(
+            grid + 1,
+            coef_x0[grid],
+            coef_xt[grid],
+            s.betas[grid],
+            var[grid],
+            step,
+            (coef_x0[i], coef_xt[i], beta, var[i]),
+            T,
+            titles=(page.tr("coef_title"), page.tr("var_title")),
+            x_title=page.tr("t_axis"),
+            y_titles=(page.tr("coef_axis"), page.tr("var_axis")),
+            names=(page.tr("coef_x0"), page.tr("coef_xt"), "βₜ", "β̃ₜ", page.tr("current_t")),
+        ),
+        "posterior_chart",
+    )
     lhs, rhs = coef_x0[i] + coef_xt[i] * math.sqrt(a), math.sqrt(a_prev)
     page.formula(
-        "posterior", t=step, a_prev=tex.sci(a_prev, 6), a=tex.sci(a, 6), beta=tex.sci(beta),
-        alpha=tex.sci(alpha, 6), c0=tex.sci(coef_x0[i]), ct=tex.sci(coef_xt[i]),
-        one_minus_a_prev=tex.sci(1 - a_prev), one_minus_a=tex.sci(1 - a),
-        beta_tilde=tex.sci(var[i]), ratio=f"{var[i] / beta:.4f}",
+        "posterior",
+        t=step,
+        a_prev=tex.sci(a_prev, 6),
+        a=tex.sci(a, 6),
+        beta=tex.sci(beta),
+        alpha=tex.sci(alpha, 6),
+        c0=tex.sci(coef_x0[i]),
+        ct=tex.sci(coef_xt[i]),
+        one_minus_a_prev=tex.sci(1 - a_prev),
+        one_minus_a=tex.sci(1 - a),
+        beta_tilde=tex.sci(var[i]),
+        ratio=f"{var[i] / beta:.4f}",
         checks=[
-            kit.Check(page.tr("check_identity"),
-                      math.isclose(lhs, rhs, rel_tol=1e-9, abs_tol=1e-12),
-                      f"{lhs:.6f} = {rhs:.6f}"),
-            kit.Check(page.tr("check_below_beta"), bool(np.all(var <= s.betas)),
-                      f"β̃ₜ/βₜ = {var[i] / beta:.4f}"),
+            kit.Check(
+                page.tr("check_identity"),
+                math.isclose(lhs, rhs, rel_tol=1e-9, abs_tol=1e-12),
+                f"{lhs:.6f} = {rhs:.6f}",
+            ),
+            kit.Check(
+                page.tr("check_below_beta"),
+                bool(np.all(var <= s.betas)),
+                f"β̃ₜ/βₜ = {var[i] / beta:.4f}",
+            ),
             kit.Check(page.tr("check_first"), var[0] == 0),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("kl")
@@ -97,11 +131,18 @@ def kl() -> None:
     page.explain("prior")
     x0 = dif.parse_data(text)
     values = [dif.prior_kl_bits_per_dim(dif.make_schedule(k, T), x0) for k in KINDS]
-    page.chart(figs.prior_kl_figure(
-        [page.tr(f"kind_{k}") for k in KINDS], values, KINDS.index(kind),
-        title=page.tr("prior_title", T=T), x_title=page.tr("schedule"),
-        y_title=page.tr("bits_axis"), reference_label=page.tr("ddpm_reference"),
-    ), "prior_chart")  # fmt: skip
+    page.chart(
+        figs.prior_kl_figure(
+            [page.tr(f"kind_{k}") for k in KINDS],
+            values,
+            KINDS.index(kind),
+            title=page.tr("prior_title", T=T),
+            x_title=page.tr("schedule"),
+            y_title=page.tr("bits_axis"),
+            reference_label=page.tr("ddpm_reference"),
+        ),
+        "prior_chart",
+    )
     ddpm = dif.prior_kl_bits_per_dim(dif.make_schedule("linear", 1000), x0)
     checks = [kit.Check(page.tr("check_prior_positive"), min(values) >= 0)]
     if np.all(np.abs(x0) <= 1):
@@ -121,30 +162,53 @@ def kl_view() -> None:
         m_q = page.select_slider("mean_q", MEANS, 1.0)
     with cols[3]:
         v_q = page.select_slider("var_q", VARIANCES, 2.0)
-    page.chart(figs.kl_figure(
-        X, stats.normal_pdf(X, m_p, v_p), stats.normal_pdf(X, m_q, v_q),
-        dif.gaussian_kl_integrand(X, m_p, v_p, m_q, v_q),
-        titles=(page.tr("density_title"), page.tr("integrand_title")), x_title="x",
-        y_titles=(page.tr("density_axis"), "p(x) · ln(p(x)/q(x))"),
-    ), "kl_chart")  # fmt: skip
-    kl, back = (float(dif.gaussian_kl(m_p, v_p, m_q, v_q)),
-                float(dif.gaussian_kl(m_q, v_q, m_p, v_p)))  # fmt: skip
+    page.chart(
+        figs.kl_figure(
+            X,
+            stats.normal_pdf(X, m_p, v_p),
+            stats.normal_pdf(X, m_q, v_q),
+            dif.gaussian_kl_integrand(X, m_p, v_p, m_q, v_q),
+            titles=(page.tr("density_title"), page.tr("integrand_title")),
+            x_title="x",
+            y_titles=(page.tr("density_axis"), "p(x) · ln(p(x)/q(x))"),
+        ),
+        "kl_chart",
+    )
+    kl, back = (
+        float(dif.gaussian_kl(m_p, v_p, m_q, v_q)),
+        float(dif.gaussian_kl(m_q, v_q, m_p, v_p)),
+    )
     mc, se = dif.gaussian_kl_monte_carlo(m_p, v_p, m_q, v_q, np.random.default_rng(0), MC_DRAWS)
     area = dif.gaussian_kl_quadrature(m_p, v_p, m_q, v_q, X_FINE)
     same = m_p == m_q and v_p == v_q
     page.formula(
-        "kl", v_p=f"{v_p:g}", v_q=f"{v_q:g}", m_p=f"{m_p:g}", m_q=tex.paren(m_q),
-        kl=f"{kl:.4f}", kl_bits=f"{kl / math.log(2):.4f}", back=f"{back:.4f}",
+        "kl",
+        v_p=f"{v_p:g}",
+        v_q=f"{v_q:g}",
+        m_p=f"{m_p:g}",
+        m_q=tex.paren(m_q),
+        kl=f"{kl:.4f}",
+        kl_bits=f"{kl / math.log(2):.4f}",
+        back=f"{back:.4f}",
         checks=[
             kit.Check(page.tr("check_nonnegative"), kl >= 0 and back >= 0),
-            kit.Check(page.tr("check_zero"), (kl == 0) == same,
-                      page.tr("equal") if same else page.tr("different")),
-            kit.Check(page.tr("check_area"), math.isclose(area, kl, rel_tol=1e-3, abs_tol=1e-6),
-                      f"{area:.4f}"),
-            kit.Check(page.tr("check_mc", n=f"{MC_DRAWS:,}"), abs(mc - kl) <= 5 * se + 1e-12,
-                      f"{mc:.4f} ± {se:.4f}"),
+            kit.Check(
+                page.tr("check_zero"),
+                (kl == 0) == same,
+                page.tr("equal") if same else page.tr("different"),
+            ),
+            kit.Check(
+                page.tr("check_area"),
+                math.isclose(area, kl, rel_tol=1e-3, abs_tol=1e-6),
+                f"{area:.4f}",
+            ),
+            kit.Check(
+                page.tr("check_mc", n=f"{MC_DRAWS:,}"),
+                abs(mc - kl) <= 5 * se + 1e-12,
+                f"{mc:.4f} ± {se:.4f}",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("elbo")
@@ -162,28 +226,50 @@ def elbo_view(s: dif.Schedule, x0: np.ndarray) -> None:
     step = page.slider("t_term", 2, T, min(10, T), key=page.key("elbo_t"))
     i, grid = step - 1, t_grid(T)
     w_beta, w_tilde = dif.eps_loss_weights(s, "beta"), dif.eps_loss_weights(s, "posterior")
-    page.chart(figs.weights_figure(
-        grid + 1, w_beta[grid], w_tilde[grid], step, (w_beta[i], w_tilde[i]), T,
-        title=page.tr("weights_title"), x_title=page.tr("t_axis"), y_title="λₜ",
-        names=("σₜ² = βₜ", "σₜ² = β̃ₜ", page.tr("simple"), page.tr("current_t")),
-    ), "weights_chart")  # fmt: skip
+    page.chart(
+        figs.weights_figure(
+            grid + 1,
+            w_beta[grid],
+            w_tilde[grid],
+            step,
+            (w_beta[i], w_tilde[i]),
+            T,
+            title=page.tr("weights_title"),
+            x_title=page.tr("t_axis"),
+            y_title="λₜ",
+            names=("σₜ² = βₜ", "σₜ² = β̃ₜ", page.tr("simple"), page.tr("current_t")),
+        ),
+        "weights_chart",
+    )
     ratio = dif.snr(s)[i - 1] / dif.snr(s)[i]
     gap = dif.eps_term_excess(x0[0], step, s, EPS, EPS_THETA)  # = λₜ (ε − ε_θ)², σₜ² = βₜ
     expected = w_beta[i] * (EPS - EPS_THETA) ** 2
     page.formula(
-        "elbo", L_T=tex.sci(dif.prior_kl_bits_per_dim(s, x0), 3), T=T, t=step,
-        beta=tex.sci(s.betas[i]), alpha=tex.sci(s.alphas[i], 6), w_beta=tex.sci(w_beta[i]),
-        one_minus_a=tex.sci(1 - s.alpha_bars[i]), w_tilde=tex.sci(w_tilde[i]),
+        "elbo",
+        L_T=tex.sci(dif.prior_kl_bits_per_dim(s, x0), 3),
+        T=T,
+        t=step,
+        beta=tex.sci(s.betas[i]),
+        alpha=tex.sci(s.alphas[i], 6),
+        w_beta=tex.sci(w_beta[i]),
+        one_minus_a=tex.sci(1 - s.alpha_bars[i]),
+        w_tilde=tex.sci(w_tilde[i]),
         checks=[
-            kit.Check(page.tr("check_snr"), math.isclose(w_tilde[i], (ratio - 1) / 2, rel_tol=1e-6),
-                      f"½({ratio:.5g} − 1) = {(ratio - 1) / 2:.5g}"),
-            kit.Check(page.tr("check_tilde_larger"),
-                      bool(np.all(w_tilde[1:] >= w_beta[1:] * (1 - 1e-12)))),
-            kit.Check(page.tr("check_term"),
-                      math.isclose(gap, expected, rel_tol=1e-6, abs_tol=1e-12),
-                      f"{gap:.5g} = {expected:.5g}"),
+            kit.Check(
+                page.tr("check_snr"),
+                math.isclose(w_tilde[i], (ratio - 1) / 2, rel_tol=1e-6),
+                f"½({ratio:.5g} − 1) = {(ratio - 1) / 2:.5g}",
+            ),
+            kit.Check(
+                page.tr("check_tilde_larger"), bool(np.all(w_tilde[1:] >= w_beta[1:] * (1 - 1e-12)))
+            ),
+            kit.Check(
+                page.tr("check_term"),
+                math.isclose(gap, expected, rel_tol=1e-6, abs_tol=1e-12),
+                f"{gap:.5g} = {expected:.5g}",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 page.run()

@@ -29,9 +29,16 @@ page = kit.Page(
     "diffusion_parameterisations",
     views=("predictions", "weights", "schedules", "leak"),
     exercise=exercises.diffusion_parameterisations,
-    code=(snr.targets, rev.convert, snr.target_weights, snr.rescale_zero_terminal_snr,
-          snr.shift_schedule, snr.leak, snr.expected_block_correlation),
-)  # fmt: skip
+    code=(
+        snr.targets,
+        rev.convert,
+        snr.target_weights,
+        snr.rescale_zero_terminal_snr,
+        snr.shift_schedule,
+        snr.leak,
+        snr.expected_block_correlation,
+    ),
+)
 
 
 def schedule_controls(default: str = "linear", key: str = "schedule") -> snr.Schedule:
@@ -61,29 +68,55 @@ def predictions_live(s: snr.Schedule) -> None:
         eps = page.select_slider("eps", VALUES, -0.5)
     a = float(s.alpha_bars[t - 1])
     truth = snr.targets(np.array([x0]), np.array([eps]), a)
-    page.chart(figs.rotation_figure(
-        x0, eps, rev.v_angle(a), t, CURVE_STEPS.astype(float),
-        {p: rev.x0_loss_weights(s, p)[CURVE_STEPS - 1] for p in PREDICTIONS},
-        titles=(page.tr("plane_title"), page.tr("weights_title")),
-        axis_titles=("x₀", "ε", "t", page.tr("weight_axis")),
-        names={"point": "(x₀, ε)", "xt_axis": page.tr("xt_axis"), "v_axis": page.tr("v_axis"),
-               "xt": "xₜ", "v": "v"},
-        weight_names={p: page.tr(f"name_{p}") for p in PREDICTIONS},
-    ), "rotation_chart")  # fmt: skip
+    page.chart(
+        figs.rotation_figure(
+            x0,
+            eps,
+            rev.v_angle(a),
+            t,
+            CURVE_STEPS.astype(float),
+            {p: rev.x0_loss_weights(s, p)[CURVE_STEPS - 1] for p in PREDICTIONS},
+            titles=(page.tr("plane_title"), page.tr("weights_title")),
+            axis_titles=("x₀", "ε", "t", page.tr("weight_axis")),
+            names={
+                "point": "(x₀, ε)",
+                "xt_axis": page.tr("xt_axis"),
+                "v_axis": page.tr("v_axis"),
+                "xt": "xₜ",
+                "v": "v",
+            },
+            weight_names={p: page.tr(f"name_{p}") for p in PREDICTIONS},
+        ),
+        "rotation_chart",
+    )
     worst, undefined = snr.conversion_errors(truth, t, s)  # ᾱ_t = 0: 4 pairs undefined
     v_, xt, score = (float(truth.of(p)[0]) for p in ("v", "x_t", "score"))
     page.formula(
-        "predictions", t=t, a=f"{a:.6f}", ra=f"{math.sqrt(a):.4f}", rb=f"{math.sqrt(1 - a):.4f}",
-        x0=tex.paren(x0), eps=tex.paren(eps), xt=f"{xt:.4f}", v=f"{v_:.4f}",
-        score=tex.sci(score, 4), phi=f"{math.degrees(rev.v_angle(a)):.2f}",
+        "predictions",
+        t=t,
+        a=f"{a:.6f}",
+        ra=f"{math.sqrt(a):.4f}",
+        rb=f"{math.sqrt(1 - a):.4f}",
+        x0=tex.paren(x0),
+        eps=tex.paren(eps),
+        xt=f"{xt:.4f}",
+        v=f"{v_:.4f}",
+        score=tex.sci(score, 4),
+        phi=f"{math.degrees(rev.v_angle(a)):.2f}",
         checks=[
-            kit.Check(page.tr("check_round_trip"), worst < 1e-9,
-                      page.tr("round_trip_detail", n=12 - undefined, err=f"{worst:.1e}")
-                      + (page.tr("undefined", n=undefined) if undefined else "")),
-            kit.Check(page.tr("check_rotation"), abs(xt**2 + v_**2 - x0**2 - eps**2) < 1e-12,
-                      f"{xt**2 + v_**2:.4f} = {x0**2 + eps**2:.4f}"),
+            kit.Check(
+                page.tr("check_round_trip"),
+                worst < 1e-9,
+                page.tr("round_trip_detail", n=12 - undefined, err=f"{worst:.1e}")
+                + (page.tr("undefined", n=undefined) if undefined else ""),
+            ),
+            kit.Check(
+                page.tr("check_rotation"),
+                abs(xt**2 + v_**2 - x0**2 - eps**2) < 1e-12,
+                f"{xt**2 + v_**2:.4f} = {x0**2 + eps**2:.4f}",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("weights")
@@ -108,27 +141,46 @@ def weights_live(s: snr.Schedule, seed: int) -> None:
     loss = snr.target_losses(truth, x0_hat, t, s)
     ratio = {p: loss[p] / loss["x0"] for p in PREDICTIONS}
     w = {p: float(rev.x0_loss_weights(s, p)[t - 1]) for p in PREDICTIONS}
-    page.chart(figs.weights_figure(
-        CURVE_STEPS.astype(float), {p: rev.x0_loss_weights(s, p)[CURVE_STEPS - 1]
-                                    for p in PREDICTIONS}, t, ratio,
-        title=page.tr("weights_title"), x_title="t", y_title=page.tr("weight_axis"),
-        names={p: page.tr(f"name_{p}") for p in PREDICTIONS}, measured_name=page.tr("measured"),
-    ), "weights_chart")  # fmt: skip
+    page.chart(
+        figs.weights_figure(
+            CURVE_STEPS.astype(float),
+            {p: rev.x0_loss_weights(s, p)[CURVE_STEPS - 1] for p in PREDICTIONS},
+            t,
+            ratio,
+            title=page.tr("weights_title"),
+            x_title="t",
+            y_title=page.tr("weight_axis"),
+            names={p: page.tr(f"name_{p}") for p in PREDICTIONS},
+            measured_name=page.tr("measured"),
+        ),
+        "weights_chart",
+    )
     closed = snr.target_weights(a)
     gap = max(abs(ratio[p] - w[p]) / max(w[p], 1e-300) for p in PREDICTIONS if w[p] > 0)
     page.formula(
-        "weights", t=t, a=f"{a:.6f}", snr=tex.sci(w["eps"], 4), lx=tex.sci(loss["x0"], 4),
-        le=tex.sci(loss["eps"], 4), lv=tex.sci(loss["v"], 4), ls=tex.sci(loss["score"], 4),
-        wv=tex.sci(w["v"], 4), ws=tex.sci(w["score"], 4),
+        "weights",
+        t=t,
+        a=f"{a:.6f}",
+        snr=tex.sci(w["eps"], 4),
+        lx=tex.sci(loss["x0"], 4),
+        le=tex.sci(loss["eps"], 4),
+        lv=tex.sci(loss["v"], 4),
+        ls=tex.sci(loss["score"], 4),
+        wv=tex.sci(w["v"], 4),
+        ws=tex.sci(w["score"], 4),
         checks=[
-            kit.Check(page.tr("check_snr_weight"),
-                      math.isclose(ratio["eps"], a / (1 - a), rel_tol=1e-9, abs_tol=1e-15),
-                      f"{ratio['eps']:.6g} = SNR"),
+            kit.Check(
+                page.tr("check_snr_weight"),
+                math.isclose(ratio["eps"], a / (1 - a), rel_tol=1e-9, abs_tol=1e-15),
+                f"{ratio['eps']:.6g} = SNR",
+            ),
             kit.Check(page.tr("check_measured"), gap < 1e-9, f"max rel |Δ| = {gap:.1e}"),
-            kit.Check(page.tr("check_closed"), all(math.isclose(closed[p], w[p], rel_tol=1e-12)
-                                                   for p in PREDICTIONS)),
+            kit.Check(
+                page.tr("check_closed"),
+                all(math.isclose(closed[p], w[p], rel_tol=1e-12) for p in PREDICTIONS),
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("schedules")
@@ -145,26 +197,37 @@ def schedules_live(name: str) -> None:
     zero = snr.rescale_zero_terminal_snr(base[name])
     shifted = snr.shift_schedule(base[name], res / 64)
     x = np.arange(1, T + 1) / T
-    curves = [(page.tr(f"schedule_{n}"), x, snr.log_snr(s), COLOURS[k], None)
-              for k, (n, s) in enumerate(base.items())]  # fmt: skip
+    curves = [
+        (page.tr(f"schedule_{n}"), x, snr.log_snr(s), COLOURS[k], None)
+        for k, (n, s) in enumerate(base.items())
+    ]
     k = COLOURS[NAMES.index(name)]
-    curves += [(page.tr("zero_curve"), x, snr.log_snr(zero), k, "x"),
-               (page.tr("shift_curve"), x, snr.log_snr(shifted), k, "triangle-up")]  # fmt: skip
-    page.chart(figs.snr_figure(curves, title=page.tr("snr_title"), x_title="t/T",
-                               y_title="log SNR(t)"), "snr_chart")  # fmt: skip
+    curves += [
+        (page.tr("zero_curve"), x, snr.log_snr(zero), k, "x"),
+        (page.tr("shift_curve"), x, snr.log_snr(shifted), k, "triangle-up"),
+    ]
+    page.chart(
+        figs.snr_figure(curves, title=page.tr("snr_title"), x_title="t/T", y_title="log SNR(t)"),
+        "snr_chart",
+    )
     lead = np.abs(snr.log_snr(shifted) - snr.log_snr(base[name]) + 2 * math.log(res / 64)).max()
     ends = {f"aT_{n}": tex.sci(s.alpha_bars[-1], 3) for n, s in base.items()}
     ends |= {f"lT_{n}": f"{snr.log_snr(s)[-1]:.2f}" for n, s in base.items()}
     kept = math.isclose(zero.alpha_bars[0], base[name].alpha_bars[0], rel_tol=1e-12)
     page.formula(
-        "schedules", **ends, s=f"{res / 64:g}", shift=f"{2 * math.log(res / 64):.3f}",
-        za1=f"{zero.alpha_bars[0]:.6f}", a1=f"{base[name].alpha_bars[0]:.6f}",
-        saT=tex.sci(shifted.alpha_bars[-1], 3), chosen=f"\\text{{{page.tr(f'schedule_{name}')}}}",
+        "schedules",
+        **ends,
+        s=f"{res / 64:g}",
+        shift=f"{2 * math.log(res / 64):.3f}",
+        za1=f"{zero.alpha_bars[0]:.6f}",
+        a1=f"{base[name].alpha_bars[0]:.6f}",
+        saT=tex.sci(shifted.alpha_bars[-1], 3),
+        chosen=f"\\text{{{page.tr(f'schedule_{name}')}}}",
         checks=[
             kit.Check(page.tr("check_zero"), zero.alpha_bars[-1] == 0.0 and kept),
             kit.Check(page.tr("check_shift"), lead < 1e-9, f"max |Δ| = {lead:.1e}"),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("leak")
@@ -188,31 +251,53 @@ def leak_live(x0: np.ndarray, name: str, seed: int) -> None:
     found = snr.leak(x0, float(s.alpha_bars[-1]), BLOCKS, eps)
     zero = snr.leak(x0, 0.0, BLOCKS, eps)  # the same schedule rescaled: ᾱ_T = 0
     shown = snr.contrast_match(snr.blocky(found.x_T, b), snr.blocky(x0, b))
-    page.chart(figs.leak_figure(
-        [x0, np.clip(found.x_T, -1, 1), snr.blocky(x0, b), shown], BLOCKS,
-        [(page.tr(f"schedule_{name}"), found.expected, found.measured),
-         (page.tr("zero_leak"), zero.expected, zero.measured)], b,
-        image_titles=[page.tr(k) for k in ("img_x0", "img_xT", "img_x0_blocks", "img_xT_blocks")],
-        titles=("", page.tr("corr_title")),
-        axis_titles=(page.tr("block_axis"), page.tr("corr_axis")),
-        names=(page.tr("expected"), page.tr("leak_measured")),
-    ), "leak_chart")  # fmt: skip
+    page.chart(
+        figs.leak_figure(
+            [x0, np.clip(found.x_T, -1, 1), snr.blocky(x0, b), shown],
+            BLOCKS,
+            [
+                (page.tr(f"schedule_{name}"), found.expected, found.measured),
+                (page.tr("zero_leak"), zero.expected, zero.measured),
+            ],
+            b,
+            image_titles=[
+                page.tr(k) for k in ("img_x0", "img_xT", "img_x0_blocks", "img_xT_blocks")
+            ],
+            titles=("", page.tr("corr_title")),
+            axis_titles=(page.tr("block_axis"), page.tr("corr_axis")),
+            names=(page.tr("expected"), page.tr("leak_measured")),
+        ),
+        "leak_chart",
+    )
     i = BLOCKS.index(b)
     n = (SIDE // b) ** 2 * 3
     rho, got = float(found.expected[i]), float(found.measured[i])
     se = (1 - rho**2) / math.sqrt(n)
     aT = float(s.alpha_bars[-1])
     page.formula(
-        "leak", b=b, aT=tex.sci(aT, 4), raT=f"{math.sqrt(aT):.4f}", noise=f"{1 / b:.4f}",
-        sd=f"{float(snr.block_means(x0, b).std()):.4f}", rho=f"{rho:.3f}", got=f"{got:.3f}",
-        n=n, zero=f"{float(zero.measured[i]):.3f}",
+        "leak",
+        b=b,
+        aT=tex.sci(aT, 4),
+        raT=f"{math.sqrt(aT):.4f}",
+        noise=f"{1 / b:.4f}",
+        sd=f"{float(snr.block_means(x0, b).std()):.4f}",
+        rho=f"{rho:.3f}",
+        got=f"{got:.3f}",
+        n=n,
+        zero=f"{float(zero.measured[i]):.3f}",
         checks=[
-            kit.Check(page.tr("check_leak"), abs(got - rho) <= 4 * se + 1e-12,
-                      f"|{got:.3f} − {rho:.3f}| ≤ 4 SE = {4 * se:.3f}"),
-            kit.Check(page.tr("check_zero_leak"), abs(float(zero.measured[i])) <= 4 / math.sqrt(n),
-                      f"|{float(zero.measured[i]):.3f}| ≤ 4/√n = {4 / math.sqrt(n):.3f}"),
+            kit.Check(
+                page.tr("check_leak"),
+                abs(got - rho) <= 4 * se + 1e-12,
+                f"|{got:.3f} − {rho:.3f}| ≤ 4 SE = {4 * se:.3f}",
+            ),
+            kit.Check(
+                page.tr("check_zero_leak"),
+                abs(float(zero.measured[i])) <= 4 / math.sqrt(n),
+                f"|{float(zero.measured[i]):.3f}| ≤ 4/√n = {4 / math.sqrt(n):.3f}",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 page.run()

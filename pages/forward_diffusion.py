@@ -33,9 +33,16 @@ FALSE_ALARM = stats.any_fails(stats.two_sided_tail(SE), 2)
 page = kit.Page(
     "forward_diffusion",
     exercise=exercises.forward_diffusion,
-    code=(images.load_image, dif.make_schedule, dif.q_sample, dif.q_step, dif.run_chain,
-          dif.snr, dif.log_snr),
-)  # fmt: skip
+    code=(
+        images.load_image,
+        dif.make_schedule,
+        dif.q_sample,
+        dif.q_step,
+        dif.run_chain,
+        dif.snr,
+        dif.log_snr,
+    ),
+)
 
 
 @page.view()
@@ -49,8 +56,12 @@ def forward() -> None:
     with c:
         seed = page.number("seed", 0, 10_000, 0)
     with d:
-        upload = st.file_uploader(page.tr("upload"), type=["png", "jpg", "jpeg"],
-                                  key=page.key("upload"), help=page.tr("upload_help"))  # fmt: skip
+        upload = st.file_uploader(
+            page.tr("upload"),
+            type=["png", "jpg", "jpeg"],
+            key=page.key("upload"),
+            help=page.tr("upload_help"),
+        )
     x0_image = images.load_image((ROOT / "assets" / "images" / f"{name}.png").read_bytes(), SIDE)
     if upload is not None:
         with kit.guard():
@@ -63,14 +74,30 @@ def forward() -> None:
     steps = np.unique(np.round(np.linspace(1, T, N_FRAMES)).astype(int))
     frames = [dif.q_sample_steps(x0, steps, s, eps) for s in schedules]
     kind = [page.tr(f"kind_{k}") for k in KINDS]
-    page.chart(figs.scrub_figure(
-        x0, eps, steps.tolist(), *frames, tuple(s.alpha_bars for s in schedules),
-        tuple(dif.log_snr(s) for s in schedules), int(np.argmin(np.abs(steps - T / 5))),
-        image_titles=(page.tr("x0_title"), page.tr("eps_title"),
-                      *(page.tr("xt_title", kind=k) for k in kind)),
-        curve_titles=(page.tr("alpha_bar_title"), page.tr("roots_title"),
-                      page.tr("log_snr_title")), names=tuple(kind), x_title="t",
-    ), "scrub_chart")  # fmt: skip
+    page.chart(
+        figs.scrub_figure(
+            x0,
+            eps,
+            steps.tolist(),
+            *frames,
+            tuple(s.alpha_bars for s in schedules),
+            tuple(dif.log_snr(s) for s in schedules),
+            int(np.argmin(np.abs(steps - T / 5))),
+            image_titles=(
+                page.tr("x0_title"),
+                page.tr("eps_title"),
+                *(page.tr("xt_title", kind=k) for k in kind),
+            ),
+            curve_titles=(
+                page.tr("alpha_bar_title"),
+                page.tr("roots_title"),
+                page.tr("log_snr_title"),
+            ),
+            names=tuple(kind),
+            x_title="t",
+        ),
+        "scrub_chart",
+    )
     parts(x0, eps, T, seed)
 
 
@@ -109,28 +136,51 @@ def pixel_view(value: float, s: dif.Schedule, seed: int, pixel: tuple[int, int, 
     sd = math.sqrt(var)
     edges = np.linspace(mean - 4.5 * sd, mean + 4.5 * sd, 46)
     grid = np.linspace(edges[0], edges[-1], 181)
-    page.chart(figs.pixel_figure(
-        edges, stats.histogram_density(draws, edges), grid, stats.normal_pdf(grid, mean, var),
-        stats.normal_pdf(grid, 0.0, 1.0), mean, value,
-        title=page.tr("pixel_title", n=f"{N_DRAWS:,}"), x_title=page.tr("pixel_axis"),
-        y_title=page.tr("density_axis"),
-        names=(page.tr("draws"), "𝒩(√ᾱₜ x₀, 1 − ᾱₜ)", "𝒩(0, 1)", "√ᾱₜ x₀", "x₀"),
-    ), "pixel_chart")  # fmt: skip
+    page.chart(
+        figs.pixel_figure(
+            edges,
+            stats.histogram_density(draws, edges),
+            grid,
+            stats.normal_pdf(grid, mean, var),
+            stats.normal_pdf(grid, 0.0, 1.0),
+            mean,
+            value,
+            title=page.tr("pixel_title", n=f"{N_DRAWS:,}"),
+            x_title=page.tr("pixel_axis"),
+            y_title=page.tr("density_axis"),
+            names=(page.tr("draws"), "𝒩(√ᾱₜ x₀, 1 − ᾱₜ)", "𝒩(0, 1)", "√ᾱₜ x₀", "x₀"),
+        ),
+        "pixel_chart",
+    )
     m = stats.normal_moments(draws, mean, var)
     ks = stats.ks_distance_normal(draws, mean, var) * math.sqrt(N_DRAWS)  # √n·D
     a = float(s.alpha_bars[step - 1])
     page.formula(
-        "pixel", t=step, a=f"{a:.4f}", root_a=f"{math.sqrt(a):.4f}", x0=f"{value:.4f}",
-        sd=f"{sd:.4f}", mean=f"{mean:.4f}", var=f"{var:.4f}", n=tex.num(N_DRAWS),
-        m=f"{m.mean:.4f}", v=f"{m.var:.4f}",
+        "pixel",
+        t=step,
+        a=f"{a:.4f}",
+        root_a=f"{math.sqrt(a):.4f}",
+        x0=f"{value:.4f}",
+        sd=f"{sd:.4f}",
+        mean=f"{mean:.4f}",
+        var=f"{var:.4f}",
+        n=tex.num(N_DRAWS),
+        m=f"{m.mean:.4f}",
+        v=f"{m.var:.4f}",
         checks=[
-            kit.Check(page.tr("check_mean"), m.mean_within(SE),
-                      f"|Δ| = {m.mean_gap:.4f} ≤ 4 SE = {SE * m.mean_se:.4f}"),
-            kit.Check(page.tr("check_var"), m.var_within(SE),
-                      f"|Δ| = {m.var_gap:.4f} ≤ 4 SE = {SE * m.var_se:.4f}"),
+            kit.Check(
+                page.tr("check_mean"),
+                m.mean_within(SE),
+                f"|Δ| = {m.mean_gap:.4f} ≤ 4 SE = {SE * m.mean_se:.4f}",
+            ),
+            kit.Check(
+                page.tr("check_var"),
+                m.var_within(SE),
+                f"|Δ| = {m.var_gap:.4f} ≤ 4 SE = {SE * m.var_se:.4f}",
+            ),
             kit.Check(page.tr("check_ks"), ks <= KS_999, f"√n·D = {ks:.3f} ≤ {KS_999}"),
         ],
-    )  # fmt: skip
+    )
 
 
 @kit.fragment
@@ -139,32 +189,57 @@ def chain_view(x0: np.ndarray, eps: np.ndarray, s: dif.Schedule, seed: int) -> N
     step = page.slider("chain_t", 1, s.num_steps, max(1, s.num_steps // 5))
     chain = dif.run_chain(x0, step, s, np.random.default_rng([seed, 1]))
     x_closed = dif.q_sample(x0, step, s, eps)
-    page.chart(figs.chain_figure(
-        chain.x, x_closed, chain.steps, chain.slope, chain.variance, s.alpha_bars, step,
-        titles=(page.tr("chain_title", t=step), page.tr("closed_title", t=step),
-                page.tr("moments_title")),
-        x_title="s", names=("√ᾱₛ", "1 − ᾱₛ", page.tr("chain_slope"), page.tr("chain_var")),
-    ), "chain_chart")  # fmt: skip
+    page.chart(
+        figs.chain_figure(
+            chain.x,
+            x_closed,
+            chain.steps,
+            chain.slope,
+            chain.variance,
+            s.alpha_bars,
+            step,
+            titles=(
+                page.tr("chain_title", t=step),
+                page.tr("closed_title", t=step),
+                page.tr("moments_title"),
+            ),
+            x_title="s",
+            names=("√ᾱₛ", "1 − ᾱₛ", page.tr("chain_slope"), page.tr("chain_var")),
+        ),
+        "chain_chart",
+    )
     a_prev = 1.0 if step == 1 else float(s.alpha_bars[step - 2])
     alpha, beta = float(s.alphas[step - 1]), float(s.betas[step - 1])
 
     def moment_check(label: str, x_t: np.ndarray) -> kit.Check:
         z = stats.normal_moments(dif.noise_of(x_t, x0, step, s), 0.0, 1.0)  # ~ N(0, 1) each
-        return kit.Check(page.tr(f"check_{label}"), z.within(SE),
-                         f"z̄ = {tex.signed(z.mean)}, s²(z) = {z.var:.3f}")  # fmt: skip
+        return kit.Check(
+            page.tr(f"check_{label}"),
+            z.within(SE),
+            f"z̄ = {tex.signed(z.mean)}, s²(z) = {z.var:.3f}",
+        )
 
     page.formula(
-        "chain", t=step, alpha=f"{alpha:.5f}", a_prev=f"{a_prev:.5f}", beta=f"{beta:.5f}",
-        root=f"{math.sqrt(alpha * a_prev):.5f}", var=f"{alpha * (1 - a_prev) + beta:.5f}",
-        caption=page.tr("chain_caption", n=f"{x0.size:,}",
-                        once=f"{round(1 / FALSE_ALARM, -2):,.0f}"),
+        "chain",
+        t=step,
+        alpha=f"{alpha:.5f}",
+        a_prev=f"{a_prev:.5f}",
+        beta=f"{beta:.5f}",
+        root=f"{math.sqrt(alpha * a_prev):.5f}",
+        var=f"{alpha * (1 - a_prev) + beta:.5f}",
+        caption=page.tr(
+            "chain_caption", n=f"{x0.size:,}", once=f"{round(1 / FALSE_ALARM, -2):,.0f}"
+        ),
         checks=[
-            kit.Check(page.tr("check_induction"), dif.induction_gap(s, step) <= 1e-12,
-                      page.tr("every_s", t=step)),
+            kit.Check(
+                page.tr("check_induction"),
+                dif.induction_gap(s, step) <= 1e-12,
+                page.tr("every_s", t=step),
+            ),
             moment_check("chain", chain.x),
             moment_check("closed", x_closed),
         ],
-    )  # fmt: skip
+    )
 
 
 page.run()

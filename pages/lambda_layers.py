@@ -24,10 +24,18 @@ page = kit.Page(
     "lambda_layers",
     views=("cost", "content", "position"),
     exercise=exercises.lambda_layers,
-    code=(ll.LambdaLayer.project, ll.LambdaLayer.position_lambdas, ll.LambdaLayer.forward,
-          ll.LambdaLayer.explain, ll.LambdaLayer.position_embedding, ll.translation_gap,
-          ll.forward_allocations, ll.lambda_cost, ll.attention_cost),
-)  # fmt: skip
+    code=(
+        ll.LambdaLayer.project,
+        ll.LambdaLayer.position_lambdas,
+        ll.LambdaLayer.forward,
+        ll.LambdaLayer.explain,
+        ll.LambdaLayer.position_embedding,
+        ll.translation_gap,
+        ll.forward_allocations,
+        ll.lambda_cost,
+        ll.attention_cost,
+    ),
+)
 
 
 def layer(side: int, r: int | None, dtype: torch.dtype = torch.float64) -> ll.LambdaLayer:
@@ -57,33 +65,67 @@ def cost() -> None:
     glo = [ll.lambda_cost(a, HEADS, K, V) for a in COST_SIDES]
     loc = [ll.lambda_cost(a, HEADS, K, V, COST_R) for a in COST_SIDES]
     flops = [np.array([c.flops for c in costs], float) for costs in (att, glo, loc)]
-    memory = [np.array([getattr(c, key) for c in costs], float) * BYTES / 1e6
-              for costs, key in ((att, "entries"), (glo, "lambdas"), (glo, "embeddings"),
-                                 (loc, "embeddings"))]  # fmt: skip
+    memory = [
+        np.array([getattr(c, key) for c in costs], float) * BYTES / 1e6
+        for costs, key in (
+            (att, "entries"),
+            (glo, "lambdas"),
+            (glo, "embeddings"),
+            (loc, "embeddings"),
+        )
+    ]
     i = COST_SIDES.index(s)
-    page.chart(figs.cost_figure(
-        np.array(COST_SIDES), flops, memory, s, ([f[i] for f in flops], [m[i] for m in memory]),
-        titles=(page.tr("flops_title"), page.tr("memory_title")), x_title=page.tr("side_axis"),
-        y_titles=(page.tr("flops_axis"), page.tr("memory_axis")),
-        flop_names=(page.tr("attention"), page.tr("global_lambda"), page.tr("local_lambda")),
-        memory_names=(page.tr("attention_maps"), page.tr("lambda_tensor"),
-                      page.tr("global_weights"), page.tr("local_weights", r=COST_R)),
-    ), "cost_chart")  # fmt: skip
+    page.chart(
+        figs.cost_figure(
+            np.array(COST_SIDES),
+            flops,
+            memory,
+            s,
+            ([f[i] for f in flops], [m[i] for m in memory]),
+            titles=(page.tr("flops_title"), page.tr("memory_title")),
+            x_title=page.tr("side_axis"),
+            y_titles=(page.tr("flops_axis"), page.tr("memory_axis")),
+            flop_names=(page.tr("attention"), page.tr("global_lambda"), page.tr("local_lambda")),
+            memory_names=(
+                page.tr("attention_maps"),
+                page.tr("lambda_tensor"),
+                page.tr("global_weights"),
+                page.tr("local_weights", r=COST_R),
+            ),
+        ),
+        "cost_chart",
+    )
     a, g, lo = att[i], glo[i], loc[i]
     x = torch.randn(1, DIM, s, s, generator=torch.Generator().manual_seed(s))  # float32
     big = ll.largest_allocation(layer(s, COST_R, torch.float32), x)  # a real forward pass
     page.formula(
-        "cost", s=s, n=tex.num(a.n), K=K, V=V, h=HEADS, r=COST_R, bytes=BYTES,
-        att_entries=tex.num(a.entries), att_mb=megabytes(a.entries), att_flops=tex.num(a.flops),
-        lam=tex.num(g.lambdas), lam_mb=megabytes(g.lambdas), glo_flops=tex.num(g.flops),
-        loc_flops=tex.num(lo.flops), ratio=tex.num(a.entries / g.lambdas),
+        "cost",
+        s=s,
+        n=tex.num(a.n),
+        K=K,
+        V=V,
+        h=HEADS,
+        r=COST_R,
+        bytes=BYTES,
+        att_entries=tex.num(a.entries),
+        att_mb=megabytes(a.entries),
+        att_flops=tex.num(a.flops),
+        lam=tex.num(g.lambdas),
+        lam_mb=megabytes(g.lambdas),
+        glo_flops=tex.num(g.flops),
+        loc_flops=tex.num(lo.flops),
+        ratio=tex.num(a.entries / g.lambdas),
         checks=[
-            kit.Check(page.tr("check_measured", s=s), big.size == g.largest == g.lambdas,
-                      f"{big.function} {'×'.join(map(str, big.shape))} = {big.size:,}"),
-            kit.Check(page.tr("check_no_map"), big.size < a.n**2,
-                      f"{big.size:,} < n² = {a.n**2:,}"),
+            kit.Check(
+                page.tr("check_measured", s=s),
+                big.size == g.largest == g.lambdas,
+                f"{big.function} {'×'.join(map(str, big.shape))} = {big.size:,}",
+            ),
+            kit.Check(
+                page.tr("check_no_map"), big.size < a.n**2, f"{big.size:,} < n² = {a.n**2:,}"
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 def query(side: int) -> tuple[int, int]:
@@ -111,32 +153,55 @@ def content_view(side: int) -> None:
     _, x = image(side)
     net, other = layer(side, None), layer(side, None)  # other: the same with a new W_Q
     with torch.no_grad():
-        other.w_q.copy_(torch.randn(other.w_q.shape, generator=torch.Generator().manual_seed(1),
-                                    dtype=torch.float64))  # fmt: skip
+        other.w_q.copy_(
+            torch.randn(
+                other.w_q.shape, generator=torch.Generator().manual_seed(1), dtype=torch.float64
+            )
+        )
     parts, first, swapped = net.explain(x, n), net.explain(x, 0), other.explain(x, n)
     keys, values = parts.keys[0].numpy(), parts.values[0].numpy()
     lam = parts.content_lambda[0].numpy()
-    page.chart(figs.content_figure(
-        keys, values, lam, n, side,
-        titles=(page.tr("keys_title"), page.tr("values_title"), page.tr("content_title")),
-        x_title=page.tr("positions_axis", side=side),
-    ), "content_chart")  # fmt: skip
+    page.chart(
+        figs.content_figure(
+            keys,
+            values,
+            lam,
+            n,
+            side,
+            titles=(page.tr("keys_title"), page.tr("values_title"), page.tr("content_title")),
+            x_title=page.tr("positions_axis", side=side),
+        ),
+        "content_chart",
+    )
     sums = keys.sum(axis=0)  # one per key channel, over the positions
     page.formula(
-        "content", m=side * side, K=K, V=V, h=HEADS, row=row, col=col,
+        "content",
+        m=side * side,
+        K=K,
+        V=V,
+        h=HEADS,
+        row=row,
+        col=col,
         rows="\\\\".join(" & ".join(f"{a:.3f}" for a in r) for r in lam),
         y_c=tex.vec(parts.content_output[0].numpy().ravel(), 3),
         checks=[
-            kit.Check(page.tr("check_keys_sum"), bool(np.allclose(sums, 1, atol=1e-12)),
-                      f"max |Σ − 1| = {np.abs(sums - 1).max():.0e}"),
-            kit.Check(page.tr("check_same_lambda"),
-                      torch.equal(parts.content_lambda, first.content_lambda)),
-            kit.Check(page.tr("check_no_query"),
-                      torch.equal(swapped.content_lambda, parts.content_lambda)
-                      and not torch.equal(swapped.q, parts.q)),
+            kit.Check(
+                page.tr("check_keys_sum"),
+                bool(np.allclose(sums, 1, atol=1e-12)),
+                f"max |Σ − 1| = {np.abs(sums - 1).max():.0e}",
+            ),
+            kit.Check(
+                page.tr("check_same_lambda"),
+                torch.equal(parts.content_lambda, first.content_lambda),
+            ),
+            kit.Check(
+                page.tr("check_no_query"),
+                torch.equal(swapped.content_lambda, parts.content_lambda)
+                and not torch.equal(swapped.q, parts.q),
+            ),
             kit.Check(page.tr("check_product"), bool(np.allclose(keys.T @ values, lam))),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("position")
@@ -162,33 +227,57 @@ def position_view(side: int, r: int) -> None:
     shift_global, shift_local = (ll.translation_gap(net, x) for net in nets)
     E = [p.position_embedding.numpy() for p in parts]
     lam = [p.position_lambda[0].numpy() for p in parts]
-    page.chart(figs.position_figure(
-        rgb, (E[0], E[1]), (lam[0], lam[1]), n, r,
-        row_titles=(page.tr("global_row"), page.tr("local_row", r=r)),
-        channel_title=page.tr("channel_title"), lambda_title=page.tr("position_title"),
-        image_titles=(page.tr("image_title"), page.tr("image_window_title", r=r)),
-    ), "position_chart")  # fmt: skip
+    page.chart(
+        figs.position_figure(
+            rgb,
+            (E[0], E[1]),
+            (lam[0], lam[1]),
+            n,
+            r,
+            row_titles=(page.tr("global_row"), page.tr("local_row", r=r)),
+            channel_title=page.tr("channel_title"),
+            lambda_title=page.tr("position_title"),
+            image_titles=(page.tr("image_title"), page.tr("image_window_title", r=r)),
+        ),
+        "position_chart",
+    )
     m = side * side
     values = parts[0].values[0].numpy()
     gap_p = max(float(np.abs(e.T @ values - a).max()) for e, a in zip(E, lam, strict=True))
     gap_y = max(float((p.y_n[0].ravel() - p.y[0, :, row, col]).abs().max()) for p in parts)
     nonzero = int((np.abs(E[1]).sum(axis=1) > 0).sum())  # rows of the local Eₙ inside the image
     page.formula(
-        "position", side=side, m=m, K=K, V=V, h=HEADS, r=r, nonzero=nonzero, rr=r * r,
-        dim_out=DIM_OUT, row=row, col=col, y_global=tex.vec(parts[0].y_n[0].numpy().ravel(), 3),
+        "position",
+        side=side,
+        m=m,
+        K=K,
+        V=V,
+        h=HEADS,
+        r=r,
+        nonzero=nonzero,
+        rr=r * r,
+        dim_out=DIM_OUT,
+        row=row,
+        col=col,
+        y_global=tex.vec(parts[0].y_n[0].numpy().ravel(), 3),
         y_local=tex.vec(parts[1].y_n[0].numpy().ravel(), 3),
         checks=[
             kit.Check(page.tr("check_position_lambda"), gap_p < 1e-12, f"max |Δ| = {gap_p:.0e}"),
             kit.Check(page.tr("check_output"), gap_y < 1e-12, f"max |Δ| = {gap_y:.0e}"),
             kit.Check(page.tr("check_window"), nonzero <= r * r, f"{nonzero} ≤ {r * r}"),
-            kit.Check(page.tr("check_relative"), shift_local is None or shift_local < 1e-10,
-                      page.tr("too_small") if shift_local is None
-                      else f"max |Δ| = {shift_local:.0e}"),
-            kit.Check(page.tr("check_absolute"), shift_global is not None and shift_global > 1e-6,
-                      f"max |Δ| = {shift_global:.3f}"),
+            kit.Check(
+                page.tr("check_relative"),
+                shift_local is None or shift_local < 1e-10,
+                page.tr("too_small") if shift_local is None else f"max |Δ| = {shift_local:.0e}",
+            ),
+            kit.Check(
+                page.tr("check_absolute"),
+                shift_global is not None and shift_global > 1e-6,
+                f"max |Δ| = {shift_global:.3f}",
+            ),
             kit.Check(page.tr("check_no_map"), size < m * m, f"{size:,} < n² = {m * m:,}"),
         ],
-    )  # fmt: skip
+    )
 
 
 page.run()

@@ -18,9 +18,13 @@ page = kit.Page(
     "linear_attention",
     views=("equal", "causal", "timing"),
     exercise=exercises.linear_attention,
-    code=(att.elu_feature_map, att.linear_attention_explicit, att.linear_attention_reordered,
-          att.time_orderings),
-)  # fmt: skip
+    code=(
+        att.elu_feature_map,
+        att.linear_attention_explicit,
+        att.linear_attention_reordered,
+        att.time_orderings,
+    ),
+)
 
 
 @page.view("equal", "causal")
@@ -45,11 +49,20 @@ def equal_view(N: int, seed: int, causal: bool) -> None:
     reordered = att.linear_attention_reordered(q, k, v, causal)
     diff = float(np.abs(explicit - reordered).max())
     # N * A: 1 = uniform attention; a fixed colour scale keeps the layout still
-    page.chart(figs.attention_heatmap(
-        N * w, None, title=page.tr("causal_title" if causal else "matrix_title"),
-        x_title=page.tr("keys"), y_title=page.tr("queries"), zmax=3.0, colorbar_title="N·A",
-        hovertemplate=page.tr("hover_cell", q="%{y}", k="%{x}", v="%{z:.4f}") + "<extra></extra>",
-    ), "matrix_chart")  # fmt: skip
+    page.chart(
+        figs.attention_heatmap(
+            N * w,
+            None,
+            title=page.tr("causal_title" if causal else "matrix_title"),
+            x_title=page.tr("keys"),
+            y_title=page.tr("queries"),
+            zmax=3.0,
+            colorbar_title="N·A",
+            hovertemplate=page.tr("hover_cell", q="%{y}", k="%{x}", v="%{z:.4f}")
+            + "<extra></extra>",
+        ),
+        "matrix_chart",
+    )
     checks = [
         kit.Check(page.tr("check_equal"), diff < 1e-10, f"max |Δ| = {diff:.1e}"),
         kit.Check(page.tr("check_rows"), bool(np.allclose(w.sum(1), 1, atol=1e-12))),
@@ -59,8 +72,9 @@ def equal_view(N: int, seed: int, causal: bool) -> None:
         A = np.tril(att.elu_feature_map(q) @ att.elu_feature_map(k).T)  # mask, diagonal kept
         gap = float(np.abs((A / A.sum(1, keepdims=True)) @ v - reordered).max())
         checks.append(kit.Check(page.tr("check_causal"), gap < 1e-10, f"max |Δ| = {gap:.1e}"))
-    page.formula("equal", checks=checks, upto="_{j \\le i}" if causal else "_j", N=N, d=d,
-                 diff=f"{diff:.1e}")  # fmt: skip
+    page.formula(
+        "equal", checks=checks, upto="_{j \\le i}" if causal else "_j", N=N, d=d, diff=f"{diff:.1e}"
+    )
 
 
 @page.view("timing")
@@ -79,22 +93,36 @@ def timing() -> None:
     n = np.array(TIMING_LENGTHS, float)
     fits = tuple(tuple(np.polyfit(np.log(n), np.log(y), 1)) for y in (explicit, reordered))
     slope_e, slope_r = fits[0][0], fits[1][0]
-    page.chart(figs.timing_figure(
-        n, explicit, reordered, fits,
-        title=page.tr("timing_title", d=TIMING_D, r=TIMING_REPEATS), x_title="N",
-        y_title=page.tr("seconds"), names=(page.tr("explicit"), page.tr("reordered")),
-        fit_names=(page.tr("slope_name"), page.tr("fit_hover")),
-    ), "timing_chart")  # fmt: skip
+    page.chart(
+        figs.timing_figure(
+            n,
+            explicit,
+            reordered,
+            fits,
+            title=page.tr("timing_title", d=TIMING_D, r=TIMING_REPEATS),
+            x_title="N",
+            y_title=page.tr("seconds"),
+            names=(page.tr("explicit"), page.tr("reordered")),
+            fit_names=(page.tr("slope_name"), page.tr("fit_hover")),
+        ),
+        "timing_chart",
+    )
     page.formula(
-        "timing", slope_explicit=f"{slope_e:.2f}", slope_reordered=f"{slope_r:.2f}",
+        "timing",
+        slope_explicit=f"{slope_e:.2f}",
+        slope_reordered=f"{slope_r:.2f}",
         caption=page.tr("timing_caption"),
         checks=[
-            kit.Check(page.tr("check_faster"), bool(reordered[-1] < explicit[-1]),
-                      f"N = {TIMING_LENGTHS[-1]}: ×{explicit[-1] / reordered[-1]:.1f}"),
-            kit.Check(page.tr("check_slopes"), bool(slope_e > slope_r),
-                      f"{slope_e:.2f} > {slope_r:.2f}"),
+            kit.Check(
+                page.tr("check_faster"),
+                bool(reordered[-1] < explicit[-1]),
+                f"N = {TIMING_LENGTHS[-1]}: ×{explicit[-1] / reordered[-1]:.1f}",
+            ),
+            kit.Check(
+                page.tr("check_slopes"), bool(slope_e > slope_r), f"{slope_e:.2f} > {slope_r:.2f}"
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 page.run()

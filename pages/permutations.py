@@ -19,9 +19,19 @@ page = kit.Page(
     "permutations",
     views=("sign", "compose"),
     exercise=exercises.permutations,
-    code=(pm.parse_permutation, pm.inversions, pm.sign, pm.cycles, pm.sign_by_cycles,
-          pm.transpositions, pm.sign_by_difference_product, pm.compose, pm.inverse, pm.power),
-)  # fmt: skip
+    code=(
+        pm.parse_permutation,
+        pm.inversions,
+        pm.sign,
+        pm.cycles,
+        pm.sign_by_cycles,
+        pm.transpositions,
+        pm.sign_by_difference_product,
+        pm.compose,
+        pm.inverse,
+        pm.power,
+    ),
+)
 
 
 def two_line(p: Sequence[int]) -> str:
@@ -46,10 +56,15 @@ def sign_view(sigma: tuple[int, ...]) -> None:
     cyc = pm.cycles(rho)
     trans = pm.transpositions(rho)
     s_inv, s_cyc, s_diff = pm.sign(rho), pm.sign_by_cycles(rho), pm.sign_by_difference_product(rho)
-    page.chart(figs.wiring_diagram(
-        rho, inv, title=page.tr("wiring_title"),
-        names=(page.tr("strands"), page.tr("crossing"), "1 … n"),
-    ), "chart")  # fmt: skip
+    page.chart(
+        figs.wiring_diagram(
+            rho,
+            inv,
+            title=page.tr("wiring_title"),
+            names=(page.tr("strands"), page.tr("crossing"), "1 … n"),
+        ),
+        "chart",
+    )
     n = len(rho)
     listed = ", ".join(f"({i},{j})" for i, j in inv[:MAX_LISTED])
     listed += ", \\dots" if len(inv) > MAX_LISTED else ""
@@ -62,21 +77,39 @@ def sign_view(sigma: tuple[int, ...]) -> None:
     power_label = "\\sigma" if k == 1 else f"\\sigma^{{{k}}}"
     back = pm.compose(rho, pm.power(sigma, -k))  # σᵏ ∘ σ⁻ᵏ = id for every k
     page.formula(
-        "sign", power=power_label, two_line=two_line(rho), cycles=cycles_tex(rho), listed=listed,
-        n_inv=len(inv), sign_inv=pm_sign(s_inv), lengths=lengths, sign_cyc=pm_sign(s_cyc),
-        transpositions=trans_tex, xs=xs, n=n, sign_diff=pm_sign(s_diff),
+        "sign",
+        power=power_label,
+        two_line=two_line(rho),
+        cycles=cycles_tex(rho),
+        listed=listed,
+        n_inv=len(inv),
+        sign_inv=pm_sign(s_inv),
+        lengths=lengths,
+        sign_cyc=pm_sign(s_cyc),
+        transpositions=trans_tex,
+        xs=xs,
+        n=n,
+        sign_diff=pm_sign(s_diff),
         checks=[
-            kit.Check(page.tr("check_agree"), s_inv == s_cyc == s_diff,
-                      f"{pm_sign(s_inv)}, {pm_sign(s_cyc)}, {pm_sign(s_diff)}"),
+            kit.Check(
+                page.tr("check_agree"),
+                s_inv == s_cyc == s_diff,
+                f"{pm_sign(s_inv)}, {pm_sign(s_cyc)}, {pm_sign(s_diff)}",
+            ),
             kit.Check(page.tr("check_power"), s_inv == pm.sign(sigma) ** k),
-            kit.Check(page.tr("check_negative"), back == tuple(range(1, n + 1)),
-                      f"k = {k}"),
-            kit.Check(page.tr("check_transpositions"), product == rho,
-                      page.tr("n_transpositions", k=len(trans))),
-            kit.Check(page.tr("check_crossings"),
-                      len(figs.crossings(rho, inv)[0]) == len(inv), str(len(inv))),
+            kit.Check(page.tr("check_negative"), back == tuple(range(1, n + 1)), f"k = {k}"),
+            kit.Check(
+                page.tr("check_transpositions"),
+                product == rho,
+                page.tr("n_transpositions", k=len(trans)),
+            ),
+            kit.Check(
+                page.tr("check_crossings"),
+                len(figs.crossings(rho, inv)[0]) == len(inv),
+                str(len(inv)),
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 def compose_view(sigma: tuple[int, ...], tau: tuple[int, ...]) -> None:
@@ -96,20 +129,28 @@ def compose_view(sigma: tuple[int, ...], tau: tuple[int, ...]) -> None:
     lhs, rhs = pm.inverse(st_), pm.compose(pm.inverse(tt), pm.inverse(s))
     det = int(sympy.Matrix(P_s.tolist()).det())
     page.formula(
-        "compose", sigma=two_line(s), tau=two_line(tt), st=two_line(st_), ts=two_line(ts),
-        lhs=cycles_tex(lhs), rhs=cycles_tex(rhs), sign_st=pm_sign(pm.sign(st_)),
-        sign_s=pm_sign(pm.sign(s)), sign_t=pm_sign(pm.sign(tt)), det=det,
+        "compose",
+        sigma=two_line(s),
+        tau=two_line(tt),
+        st=two_line(st_),
+        ts=two_line(ts),
+        lhs=cycles_tex(lhs),
+        rhs=cycles_tex(rhs),
+        sign_st=pm_sign(pm.sign(st_)),
+        sign_s=pm_sign(pm.sign(s)),
+        sign_t=pm_sign(pm.sign(tt)),
+        det=det,
         checks=[
             kit.Check(page.tr("check_inverse"), lhs == rhs),
-            kit.Check(page.tr("check_sign_product"),
-                      pm.sign(st_) == pm.sign(s) * pm.sign(tt)),
-            kit.Check(page.tr("check_matrix_product"),
-                      bool(np.array_equal(P_s @ P_t, P_st))),
+            kit.Check(page.tr("check_sign_product"), pm.sign(st_) == pm.sign(s) * pm.sign(tt)),
+            kit.Check(page.tr("check_matrix_product"), bool(np.array_equal(P_s @ P_t, P_st))),
             kit.Check(page.tr("check_det"), det == pm.sign(s)),
-            kit.Check(page.tr("check_inverse_matrix"),
-                      bool(np.array_equal(pm.permutation_matrix(pm.inverse(s)), P_s.T))),
+            kit.Check(
+                page.tr("check_inverse_matrix"),
+                bool(np.array_equal(pm.permutation_matrix(pm.inverse(s)), P_s.T)),
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("sign", "compose")

@@ -28,9 +28,19 @@ page = kit.Page(
     "reverse_diffusion",
     views=("sampling", "field", "quality", "training"),
     exercise=exercises.reverse_diffusion,
-    code=(rv.gmm_posterior, rv.ddpm_step, rv.ddim_step, rv.ode_step, rv.sample, rv.step_numbers,
-          rv.sliced_wasserstein, rv.mixture_fit, dn.Denoiser.forward, dn.train_denoiser),
-)  # fmt: skip
+    code=(
+        rv.gmm_posterior,
+        rv.ddpm_step,
+        rv.ddim_step,
+        rv.ode_step,
+        rv.sample,
+        rv.step_numbers,
+        rv.sliced_wasserstein,
+        rv.mixture_fit,
+        dn.Denoiser.forward,
+        dn.train_denoiser,
+    ),
+)
 
 
 def settings() -> dn.TrainSpec:
@@ -67,10 +77,13 @@ def learned(spec: dn.TrainSpec, offer: bool = True) -> dn.Trained | None:
 
 def loss_chart(losses: np.ndarray) -> figs.go.Figure:
     return figs.loss_figure(
-        losses, dn.TrainSettings().steps, title=page.tr("loss_title"),
-        x_title=page.tr("step_axis"), y_title=page.tr("loss_axis"),
+        losses,
+        dn.TrainSettings().steps,
+        title=page.tr("loss_title"),
+        x_title=page.tr("step_axis"),
+        y_title=page.tr("loss_axis"),
         names=(page.tr("loss_raw"), page.tr("loss_smooth")),
-    )  # fmt: skip
+    )
 
 
 @page.view("sampling")
@@ -96,8 +109,11 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
             if sampler == "ddim"
             else 0.0
         )
-        variance = (page.choice("variance", ("posterior", "beta"), "posterior")
-                    if sampler == "ddpm" else "posterior")  # fmt: skip
+        variance = (
+            page.choice("variance", ("posterior", "beta"), "posterior")
+            if sampler == "ddpm"
+            else "posterior"
+        )
     runs = {}
     if mix is not None:
         runs["exact"] = cr.exact_run(spec, sampler, n_steps, eta, variance)
@@ -106,13 +122,21 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
     if not runs:
         return
     first = next(iter(runs.values()))
-    panels = [figs.ScrubPanel(page.tr(f"panel_{k}"), k, r.clouds, r.trajectories, r.heads)
-              for k, r in runs.items()]  # fmt: skip
-    page.chart(figs.scrub_figure(
-        panels, cr.reference_data(spec)[: cr.N_SHOWN], first.frame_steps.tolist(),
-        len(first.frame_steps) - 1, names=(page.tr("data_points"), page.tr("particles"),
-                                           page.tr("paths")), prefix="t = ",
-    ), "scrub_chart")  # fmt: skip
+    panels = [
+        figs.ScrubPanel(page.tr(f"panel_{k}"), k, r.clouds, r.trajectories, r.heads)
+        for k, r in runs.items()
+    ]
+    page.chart(
+        figs.scrub_figure(
+            panels,
+            cr.reference_data(spec)[: cr.N_SHOWN],
+            first.frame_steps.tolist(),
+            len(first.frame_steps) - 1,
+            names=(page.tr("data_points"), page.tr("particles"), page.tr("paths")),
+            prefix="t = ",
+        ),
+        "scrub_chart",
+    )
     source = next(iter(runs))
     model = cr.eps_model(spec, source, trained)
     t, t_prev = (int(v) for v in first.steps[:2])
@@ -120,22 +144,27 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
     eps = model(x, t)
     n = rv.step_numbers(x, t, t_prev, eps, s, sampler, eta, variance)  # type: ignore[arg-type]
     x_prev = runs[source].first_step[0]
-    values = dict(t=t, x=tex.vec(x[0]), eps=tex.vec(eps[0]), a=tex.sci(n.alpha_bar, 4),
-                  x0=tex.vec(n.x0[0], 2), x_prev=tex.vec(x_prev), sigma=f"{n.sigma:.4f}",
-                  who=page.tr(f"panel_{source}"))  # fmt: skip
+    values = dict(
+        t=t,
+        x=tex.vec(x[0]),
+        eps=tex.vec(eps[0]),
+        a=tex.sci(n.alpha_bar, 4),
+        x0=tex.vec(n.x0[0], 2),
+        x_prev=tex.vec(x_prev),
+        sigma=f"{n.sigma:.4f}",
+        who=page.tr(f"panel_{source}"),
+    )
     checks = []
     if sampler == "ddpm":
         name = "ddpm"
         values |= dict(alpha=tex.sci(s.alphas[t - 1], 6), beta=tex.sci(s.betas[t - 1], 4))
     else:
         name = "ddim"
-        values |= dict(t_prev=t_prev, a_prev=tex.sci(n.alpha_bar_prev, 4),
-                       dir=f"{n.direction:.4f}")  # fmt: skip
+        values |= dict(t_prev=t_prev, a_prev=tex.sci(n.alpha_bar_prev, 4), dir=f"{n.direction:.4f}")
         if n.sigma == 0:
             z = [rng.standard_normal((1, 2)) for rng in np.random.default_rng([9]).spawn(2)]
             twice = [rv.ddim_step(x, t, t_prev, eps, s, 0.0, zi) for zi in z]
-            checks.append(kit.Check(page.tr("check_deterministic"),
-                                    bool(np.array_equal(*twice))))  # fmt: skip
+            checks.append(kit.Check(page.tr("check_deterministic"), bool(np.array_equal(*twice))))
             if sampler != "heun":
                 gap = float(np.abs(twice[0][0] - x_prev).max())
                 checks.append(kit.Check(page.tr("check_step"), gap < 1e-9, f"|Δ| = {gap:.0e}"))
@@ -149,11 +178,13 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
         dsd = abs(sd / sd0 - 1)
         checks += [
             kit.Check(page.tr("check_weights", tol=TOL_W), dw <= TOL_W, f"max |Δw| = {dw:.3f}"),
-            kit.Check(page.tr("check_means", tol=TOL_MU), dmu <= TOL_MU,
-                      f"max ‖Δμ‖ = {dmu:.3f}"),
-            kit.Check(page.tr("check_spreads", tol=f"{TOL_SD:.0%}"), dsd <= TOL_SD,
-                      page.tr("spreads", got=f"{sd:.3f}", want=f"{sd0:.3f}")),
-        ]  # fmt: skip
+            kit.Check(page.tr("check_means", tol=TOL_MU), dmu <= TOL_MU, f"max ‖Δμ‖ = {dmu:.3f}"),
+            kit.Check(
+                page.tr("check_spreads", tol=f"{TOL_SD:.0%}"),
+                dsd <= TOL_SD,
+                page.tr("spreads", got=f"{sd:.3f}", want=f"{sd0:.3f}"),
+            ),
+        ]
     caption = page.tr("heun_caption") if sampler == "heun" else None
     page.formula(name, checks=checks, caption=caption, **values)
 
@@ -177,8 +208,9 @@ def field_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
         return
     eps = {k: cr.eps_model(spec, k, trained)(starts, t) for k in sources}
     ref = cr.reference_data(spec)[: cr.N_SHOWN]
-    noisy = dif.q_sample(ref, t, s, np.random.default_rng([spec.seed, 10]).standard_normal(
-        ref.shape))  # fmt: skip
+    noisy = dif.q_sample(
+        ref, t, s, np.random.default_rng([spec.seed, 10]).standard_normal(ref.shape)
+    )
     density = None
     if mix is not None:
         gx, gy, pts = rv.grid(-3.0, 3.0, 81)
@@ -186,15 +218,25 @@ def field_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
         density = (gx, gy, log_q.reshape(81, 81))
     scale = ARROW / max([float(np.linalg.norm(e, axis=1).max()) for e in eps.values()] + [1e-12])
     panels = [figs.FieldPanel(page.tr(f"panel_{k}"), k, starts, -scale * e) for k, e in eps.items()]
-    page.chart(figs.field_figure(
-        panels, noisy, density, names=(page.tr("noisy"), page.tr("arrows"), page.tr("contours")),
-    ), "field_chart")  # fmt: skip
+    page.chart(
+        figs.field_figure(
+            panels,
+            noisy,
+            density,
+            names=(page.tr("noisy"), page.tr("arrows"), page.tr("contours")),
+        ),
+        "field_chart",
+    )
     x = noisy[:1]
     e = cr.eps_model(spec, sources[0], trained)(x, t)
     x0 = rv.to_x0(x, t, e, "eps", s)
     score = rv.convert(x, t, e, "eps", "score", s)
-    checks = [kit.Check(page.tr("check_recombine"), bool(np.allclose(
-        math.sqrt(a_t) * x0 + math.sqrt(1 - a_t) * e, x)))]  # fmt: skip
+    checks = [
+        kit.Check(
+            page.tr("check_recombine"),
+            bool(np.allclose(math.sqrt(a_t) * x0 + math.sqrt(1 - a_t) * e, x)),
+        )
+    ]
     if mix is not None:  # the score against central differences of log q_t
         fd = rv.gmm_score_by_differences(x, t, s, mix.means, mix.stds, mix.weights)
         gap = float(np.abs(fd - score).max() / max(1.0, np.abs(score).max()))
@@ -203,9 +245,17 @@ def field_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
         on = [cr.eps_model(spec, k, trained)(noisy, t) for k in sources]
         err = float(np.sqrt(np.mean(np.sum((on[0] - on[1]) ** 2, axis=1))))
         checks.append(kit.Check(page.tr("check_learned_close"), err < 0.5, f"RMS = {err:.3f}"))
-    page.formula("x0", checks=checks, t=t, a=tex.sci(a_t, 4), x=tex.vec(x[0]),
-                 eps=tex.vec(e[0]), x0=tex.vec(x0[0], 2), score=tex.vec(score[0], 2),
-                 who=page.tr(f"panel_{sources[0]}"))  # fmt: skip
+    page.formula(
+        "x0",
+        checks=checks,
+        t=t,
+        a=tex.sci(a_t, 4),
+        x=tex.vec(x[0]),
+        eps=tex.vec(e[0]),
+        x0=tex.vec(x0[0], 2),
+        score=tex.vec(score[0], 2),
+        who=page.tr(f"panel_{sources[0]}"),
+    )
 
 
 @page.view("quality")
@@ -221,27 +271,45 @@ def quality() -> None:
     if not q:
         st.info(page.tr("not_trained"), icon=":material/model_training:")
         return
-    curves = [(f"{page.tr(f'q_{name}')} ({page.tr(f'panel_{k}')})", k, calls, d)
-              for k, r in q.items() for name, calls, d in r.curves]  # fmt: skip
+    curves = [
+        (f"{page.tr(f'q_{name}')} ({page.tr(f'panel_{k}')})", k, calls, d)
+        for k, r in q.items()
+        for name, calls, d in r.curves
+    ]
     floor = next(iter(q.values())).floor
-    page.chart(figs.quality_figure(
-        curves, floor, title=page.tr("quality_title"), x_title=page.tr("calls_axis"),
-        y_title=page.tr("distance_axis"), floor_name=page.tr("floor"),
-    ), "quality_chart")  # fmt: skip
+    page.chart(
+        figs.quality_figure(
+            curves,
+            floor,
+            title=page.tr("quality_title"),
+            x_title=page.tr("calls_axis"),
+            y_title=page.tr("distance_axis"),
+            floor_name=page.tr("floor"),
+        ),
+        "quality_chart",
+    )
     k, r = next(iter(q.items()))
     d = {name: dist for name, _, dist in r.curves}
     i10 = cr.QUALITY_STEPS.index(10)
     page.formula(
-        "quality", who=page.tr(f"panel_{k}"), eta0=f"{d['ddim_eta0'][i10]:.4f}",
-        eta1=f"{d['ddim_eta1'][i10]:.4f}", one=f"{d['ddim_eta0'][0]:.3f}",
-        hundred=f"{d['ddim_eta0'][-1]:.4f}", ddpm=f"{d['ddpm'][0]:.4f}", floor=f"{floor:.4f}",
+        "quality",
+        who=page.tr(f"panel_{k}"),
+        eta0=f"{d['ddim_eta0'][i10]:.4f}",
+        eta1=f"{d['ddim_eta1'][i10]:.4f}",
+        one=f"{d['ddim_eta0'][0]:.3f}",
+        hundred=f"{d['ddim_eta0'][-1]:.4f}",
+        ddpm=f"{d['ddpm'][0]:.4f}",
+        floor=f"{floor:.4f}",
         checks=[
-            kit.Check(page.tr("check_ddpm_floor"), d["ddpm"][0] <= 1.5 * floor,
-                      f"{d['ddpm'][0] / floor:.2f}×"),
+            kit.Check(
+                page.tr("check_ddpm_floor"),
+                d["ddpm"][0] <= 1.5 * floor,
+                f"{d['ddpm'][0] / floor:.2f}×",
+            ),
             kit.Check(page.tr("check_eta"), d["ddim_eta0"][i10] <= d["ddim_eta1"][i10]),
             kit.Check(page.tr("check_more_steps"), d["ddim_eta0"][-1] < d["ddim_eta0"][0]),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("training")
@@ -251,17 +319,29 @@ def training() -> None:
     if trained is None:
         return
     page.chart(loss_chart(trained.losses), "loss_chart")
-    st.caption(page.tr("trained_in", s=f"{trained.seconds:.1f}") if trained.seconds
-               else page.tr("shipped"))  # fmt: skip
+    st.caption(
+        page.tr("trained_in", s=f"{trained.seconds:.1f}") if trained.seconds else page.tr("shipped")
+    )
     last = float(trained.losses[-200:].mean())
     best = cr.minimum_loss(spec)
     checks = [kit.Check(page.tr("check_loss_falls"), last < float(trained.losses[:50].mean()))]
     if best is not None:
-        checks.append(kit.Check(page.tr("check_min_loss"), last <= 1.05 * best,
-                                f"{last:.4f} / {best:.4f} = {last / best:.3f}"))  # fmt: skip
-    page.formula("loss", checks=checks, target=page.tr(f"target_{spec.prediction}"),
-                 last=f"{last:.4f}", best="?" if best is None else f"{best:.4f}",
-                 steps=tex.num(trained.settings.steps), batch=trained.settings.batch)  # fmt: skip
+        checks.append(
+            kit.Check(
+                page.tr("check_min_loss"),
+                last <= 1.05 * best,
+                f"{last:.4f} / {best:.4f} = {last / best:.3f}",
+            )
+        )
+    page.formula(
+        "loss",
+        checks=checks,
+        target=page.tr(f"target_{spec.prediction}"),
+        last=f"{last:.4f}",
+        best="?" if best is None else f"{best:.4f}",
+        steps=tex.num(trained.settings.steps),
+        batch=trained.settings.batch,
+    )
 
 
 page.run()

@@ -26,10 +26,19 @@ page = kit.Page(
     "set_transformer",
     views=("inducing", "equivariance", "pooling", "model"),
     exercise=exercises.set_transformer,
-    code=(stf.MAB.multihead, stf.MAB.explain, stf.SAB.forward, stf.ISAB.forward,
-          stf.PMA.forward, stf.SetTransformer.explain, stf.shuffle_test, stf.set_pool,
-          stf.isab_attention_entries, stf.model_attention_cost),
-)  # fmt: skip
+    code=(
+        stf.MAB.multihead,
+        stf.MAB.explain,
+        stf.SAB.forward,
+        stf.ISAB.forward,
+        stf.PMA.forward,
+        stf.SetTransformer.explain,
+        stf.shuffle_test,
+        stf.set_pool,
+        stf.isab_attention_entries,
+        stf.model_attention_cost,
+    ),
+)
 
 
 def the_set() -> tuple[np.ndarray, np.ndarray, int]:
@@ -72,42 +81,78 @@ def inducing_view(X: np.ndarray, labels: np.ndarray, seed: int) -> None:
     a_ix, a_xh = A_IX[head - 1], A_XH[head - 1]
     maps, points = st.columns([2.4, 1])
     with maps:  # the maps first: they are what m changes
-        page.chart(figs.maps_figure(
-            labels, a_ix, a_xh, j,
-            titles=(page.tr("ix_title", m=m, n=n), page.tr("xh_title", m=m, n=n)),
-            axis_titles={"elements": page.tr("elements"), "inducing": page.tr("inducing")},
-            colorbar_title=page.tr("relative"),
-        ), "attention_chart")  # fmt: skip
+        page.chart(
+            figs.maps_figure(
+                labels,
+                a_ix,
+                a_xh,
+                j,
+                titles=(page.tr("ix_title", m=m, n=n), page.tr("xh_title", m=m, n=n)),
+                axis_titles={"elements": page.tr("elements"), "inducing": page.tr("inducing")},
+                colorbar_title=page.tr("relative"),
+            ),
+            "attention_chart",
+        )
     with points:
-        page.chart(figs.points_figure(
-            X, labels, n * a_ix[j], title=page.tr("points_title", j=j), axis_titles=("x₁", "x₂"),
-        ), "points_chart")  # fmt: skip
+        page.chart(
+            figs.points_figure(
+                X,
+                labels,
+                n * a_ix[j],
+                title=page.tr("points_title", j=j),
+                axis_titles=("x₁", "x₂"),
+            ),
+            "points_chart",
+        )
     sab, isab = stf.sab_attention_entries(n), stf.isab_attention_entries(n, m)
     left, right = st.columns([2, 3])
     with left:
-        page.chart(figs.cost_figure(
-            NS, [stf.sab_attention_entries(s) for s in NS],
-            [stf.isab_attention_entries(s, m) for s in NS], n, (sab, isab),
-            title=page.tr("cost_title"), x_title=page.tr("n_axis"),
-            y_title=page.tr("entries_axis"),
-        ), "cost_chart")  # fmt: skip
+        page.chart(
+            figs.cost_figure(
+                NS,
+                [stf.sab_attention_entries(s) for s in NS],
+                [stf.isab_attention_entries(s, m) for s in NS],
+                n,
+                (sab, isab),
+                title=page.tr("cost_title"),
+                x_title=page.tr("n_axis"),
+                y_title=page.tr("entries_axis"),
+            ),
+            "cost_chart",
+        )
     dev = max(float(np.abs(A.sum(-1) - 1).max()) for A in (A_IX, A_XH))
     ratio = sab / isab  # ISAB computes fewer weights exactly when n > 2m
-    cheaper = (t_tex("set_transformer.fewer", r=f"{ratio:.1f}") if ratio > 1
-               else t_tex("set_transformer.more", r=f"{1 / ratio:.1f}") if ratio < 1
-               else t_tex("set_transformer.as_many"))  # fmt: skip
+    cheaper = (
+        t_tex("set_transformer.fewer", r=f"{ratio:.1f}")
+        if ratio > 1
+        else t_tex("set_transformer.more", r=f"{1 / ratio:.1f}")
+        if ratio < 1
+        else t_tex("set_transformer.as_many")
+    )
     with right:
         page.formula(
-            "inducing", m=m, n=n, D=D, dh=D // HEADS, sab=tex.num(sab), isab=tex.num(isab),
+            "inducing",
+            m=m,
+            n=n,
+            D=D,
+            dh=D // HEADS,
+            sab=tex.num(sab),
+            isab=tex.num(isab),
             cheaper=cheaper,
             checks=[
                 kit.Check(page.tr("check_rows"), dev < 1e-12, f"max |Σ − 1| = {dev:.1e}"),
-                kit.Check(page.tr("check_no_nxn"), (a_ix.shape, a_xh.shape) == ((m, n), (n, m)),
-                          f"{m}×{n}, {n}×{m}"),
-                kit.Check(page.tr("check_count"), a_ix.size + a_xh.size == isab,
-                          f"{a_ix.size} + {a_xh.size} = {isab}"),
+                kit.Check(
+                    page.tr("check_no_nxn"),
+                    (a_ix.shape, a_xh.shape) == ((m, n), (n, m)),
+                    f"{m}×{n}, {n}×{m}",
+                ),
+                kit.Check(
+                    page.tr("check_count"),
+                    a_ix.size + a_xh.size == isab,
+                    f"{a_ix.size} + {a_xh.size} = {isab}",
+                ),
             ],
-        )  # fmt: skip
+        )
 
 
 @page.view("equivariance")
@@ -133,23 +178,38 @@ def equivariance_view(X: np.ndarray, labels: np.ndarray, seed: int) -> None:
     Z, Zp = shuffled.out[0], shuffled.out_of_shuffled[0]
     firsts = [int(np.argmax(labels == c)) for c in np.unique(labels)[:3]]
     where = np.argsort(perm.numpy())  # original element i sits at position where[i] of πX
-    page.chart(figs.equivariance_figure(
-        Z.numpy(), Zp.numpy(), Z[perm].numpy(), [(i, int(where[i])) for i in firsts],
-        titles=(page.tr("eq_original"), page.tr("eq_of_shuffled"),
-                page.tr("eq_shuffled_output")),
-        x_title=page.tr("elements"), y_title=page.tr("channel"),
-        colorbar_title=page.tr("value"),
-    ), "equivariance_chart")  # fmt: skip
+    page.chart(
+        figs.equivariance_figure(
+            Z.numpy(),
+            Zp.numpy(),
+            Z[perm].numpy(),
+            [(i, int(where[i])) for i in firsts],
+            titles=(
+                page.tr("eq_original"),
+                page.tr("eq_of_shuffled"),
+                page.tr("eq_shuffled_output"),
+            ),
+            x_title=page.tr("elements"),
+            y_title=page.tr("channel"),
+            colorbar_title=page.tr("value"),
+        ),
+        "equivariance_chart",
+    )
     page.formula(
-        "equivariance", head=",\\,".join(str(int(i)) for i in perm[:6]), n=n, m=M_FIXED,
-        d_isab=GAP(d_isab), d_sab=GAP(d_sab), d_maps=GAP(d_maps),
+        "equivariance",
+        head=",\\,".join(str(int(i)) for i in perm[:6]),
+        n=n,
+        m=M_FIXED,
+        d_isab=GAP(d_isab),
+        d_sab=GAP(d_sab),
+        d_maps=GAP(d_maps),
         checks=[
             kit.Check(page.tr("check_isab_eq"), d_isab < TOL, f"max |Δ| = {d_isab:.1e}"),
             kit.Check(page.tr("check_sab_eq"), d_sab < TOL, f"max |Δ| = {d_sab:.1e}"),
             kit.Check(page.tr("check_maps_eq"), d_maps < TOL, f"max |Δ| = {d_maps:.1e}"),
             kit.Check(page.tr("check_moved"), moved > 1e-3, f"max |Δ| = {moved:.2f}"),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("pooling")
@@ -171,21 +231,34 @@ def pooling_view(X: np.ndarray, seed: int) -> None:
     tests = [stf.shuffle_test(f, Z, perm) for f in (*pools, stf.position_weighted_sum)]
     gaps = [test.invariance_gap for test in tests]
     names = ["PMA₁", "Σᵢ zᵢ", "meanᵢ zᵢ", "maxᵢ zᵢ", page.tr("weighted")]
-    page.chart(figs.pooling_figure(
-        [(test.out[0].numpy(), test.out_of_shuffled[0].numpy()) for test in tests],
-        titles=names, x_title=page.tr("channel"),
-        names=(page.tr("original_order"), page.tr("shuffled_order")),
-    ), "pooling_chart")  # fmt: skip
+    page.chart(
+        figs.pooling_figure(
+            [(test.out[0].numpy(), test.out_of_shuffled[0].numpy()) for test in tests],
+            titles=names,
+            x_title=page.tr("channel"),
+            names=(page.tr("original_order"), page.tr("shuffled_order")),
+        ),
+        "pooling_chart",
+    )
     page.formula(
-        "pooling", m=M_FIXED, n=n, D=D, g_pma=GAP(gaps[0]), g_sum=GAP(gaps[1]),
-        g_mean=GAP(gaps[2]), g_max=GAP(gaps[3]), g_weighted=f"{gaps[4]:.3f}",
+        "pooling",
+        m=M_FIXED,
+        n=n,
+        D=D,
+        g_pma=GAP(gaps[0]),
+        g_sum=GAP(gaps[1]),
+        g_mean=GAP(gaps[2]),
+        g_max=GAP(gaps[3]),
+        g_weighted=f"{gaps[4]:.3f}",
         checks=[
             kit.Check(page.tr("check_pma"), gaps[0] < TOL, f"max |Δ| = {gaps[0]:.1e}"),
-            *[kit.Check(page.tr("check_pool", pool=name), g < TOL, f"max |Δ| = {g:.1e}")
-              for name, g in zip(names[1:4], gaps[1:4], strict=True)],
+            *[
+                kit.Check(page.tr("check_pool", pool=name), g < TOL, f"max |Δ| = {g:.1e}")
+                for name, g in zip(names[1:4], gaps[1:4], strict=True)
+            ],
             kit.Check(page.tr("check_weighted"), gaps[4] > 1e-6, f"max |Δ| = {gaps[4]:.3f}"),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("model")
@@ -203,8 +276,9 @@ def model_view(X: np.ndarray, seed: int) -> None:
         k = page.slider("k", 1, 4, 2)
     with b:
         perm = shuffle(n)
-    net = stf.SetTransformer(2, OUT, D, HEADS, M_FIXED, k,
-                             generator=torch.Generator().manual_seed(seed)).double()  # fmt: skip
+    net = stf.SetTransformer(
+        2, OUT, D, HEADS, M_FIXED, k, generator=torch.Generator().manual_seed(seed)
+    ).double()
     x = torch.from_numpy(X)[None]
     with torch.inference_mode():
         r, rp = net.explain(x), net.explain(x[:, perm])  # on X and on πX
@@ -212,28 +286,43 @@ def model_view(X: np.ndarray, seed: int) -> None:
     encoder = stf.ShuffleTest(r.encoded[-1], rp.encoded[-1], perm)  # (1, n, D)
     Y, Yp = output.out[0], output.out_of_shuffled[0]
     gap, moved = output.invariance_gap, encoder.equivariance_gap
-    page.chart(figs.pooling_figure(
-        [(Y[j].numpy(), Yp[j].numpy()) for j in range(k)],
-        titles=[page.tr("output_j", j=j + 1) for j in range(k)], x_title=page.tr("channel"),
-        names=(page.tr("original_order"), page.tr("shuffled_order")),
-    ), "model_chart")  # fmt: skip
+    page.chart(
+        figs.pooling_figure(
+            [(Y[j].numpy(), Yp[j].numpy()) for j in range(k)],
+            titles=[page.tr("output_j", j=j + 1) for j in range(k)],
+            x_title=page.tr("channel"),
+            names=(page.tr("original_order"), page.tr("shuffled_order")),
+        ),
+        "model_chart",
+    )
     shapes = [tuple(t.shape[1:]) for t in r.chain]
-    steps = [f"\\mathrm{{ISAB}}_{{{M_FIXED}}}", f"\\mathrm{{ISAB}}_{{{M_FIXED}}}",
-             f"\\mathrm{{PMA}}_{{{k}}}", "\\mathrm{SAB}", "\\mathrm{rFF},\\,W"]  # fmt: skip
+    steps = [
+        f"\\mathrm{{ISAB}}_{{{M_FIXED}}}",
+        f"\\mathrm{{ISAB}}_{{{M_FIXED}}}",
+        f"\\mathrm{{PMA}}_{{{k}}}",
+        "\\mathrm{SAB}",
+        "\\mathrm{rFF},\\,W",
+    ]
     chain = f"X \\in \\mathbb{{R}}^{{{n}\\times 2}}" + "".join(
         f"\\xrightarrow{{{step}}}\\mathbb{{R}}^{{{rows}\\times {cols}}}"
         for step, (rows, cols) in zip(steps, shapes[1:], strict=True)
     )
     cost = stf.model_attention_cost(n, k, M_FIXED)
     page.formula(
-        "model", chain=chain, gap=GAP(gap), n=n, m=M_FIXED, k=k,
-        entries=tex.num(cost.total), n2=tex.num(cost.sab_only),
+        "model",
+        chain=chain,
+        gap=GAP(gap),
+        n=n,
+        m=M_FIXED,
+        k=k,
+        entries=tex.num(cost.total),
+        n2=tex.num(cost.sab_only),
         checks=[
             kit.Check(page.tr("check_model_invariant"), gap < TOL, f"max |Δ| = {gap:.1e}"),
             kit.Check(page.tr("check_encoder_eq"), moved < TOL, f"max |Δ| = {moved:.1e}"),
             kit.Check(page.tr("check_model_shape"), tuple(Y.shape) == (k, OUT), f"{k} × {OUT}"),
         ],
-    )  # fmt: skip
+    )
 
 
 page.run()

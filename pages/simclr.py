@@ -20,9 +20,14 @@ page = kit.Page(
     "simclr",
     views=("views", "similarity", "temperature", "training"),
     exercise=exercises.simclr,
-    code=(ct.draw_augmentation, ct.apply_augmentation, ct.explain_nt_xent,
-          ct.nt_xent_gradient, ct.loss_lower_bound),
-)  # fmt: skip
+    code=(
+        ct.draw_augmentation,
+        ct.apply_augmentation,
+        ct.explain_nt_xent,
+        ct.nt_xent_gradient,
+        ct.loss_lower_bound,
+    ),
+)
 
 
 def the_batch() -> tuple[int, float, float, int]:
@@ -41,9 +46,12 @@ def the_batch() -> tuple[int, float, float, int]:
 
 def embeddings(n: int, strength: float, area: float, seed: int) -> np.ndarray:
     """z of the fixed views, by the untrained or the trained network (the student's pick)."""
-    encoder = page.choice("encoder", ("untrained", "trained"), "trained",
-                          format_func=lambda o: page.tr(f"encoder_{o}", steps=STEPS,
-                                                        tau=TRAINED[0]))  # fmt: skip
+    encoder = page.choice(
+        "encoder",
+        ("untrained", "trained"),
+        "trained",
+        format_func=lambda o: page.tr(f"encoder_{o}", steps=STEPS, tau=TRAINED[0]),
+    )
     if encoder == "untrained":
         return cache.untrained_embeddings(n, strength, area, seed)
     with st.spinner(page.tr("training_now")):
@@ -60,26 +68,37 @@ def views_view(n: int, strength: float, area: float, seed: int) -> None:
     """The draw slider: fresh crops, flips and colours for the same batch."""
     draw = page.slider("draw", 1, 20, 1)
     v = cache.views(n, strength, area, seed, draw)
-    page.chart(figs.views_figure(
-        cache.sample_batch()[:n], v.images, [a.box for a in v.augmentations],
-        title=page.tr("views_title"), names=(page.tr("view_a"), page.tr("view_b")),
-        row_titles=(page.tr("row_images"), page.tr("row_view_a"), page.tr("row_view_b")),
-    ), "views_chart")  # fmt: skip
-    again = ct.two_views(cache.sample_batch()[:n], np.random.default_rng([seed, draw]), cache.SIDE,
-                         strength, area)  # fmt: skip
+    page.chart(
+        figs.views_figure(
+            cache.sample_batch()[:n],
+            v.images,
+            [a.box for a in v.augmentations],
+            title=page.tr("views_title"),
+            names=(page.tr("view_a"), page.tr("view_b")),
+            row_titles=(page.tr("row_images"), page.tr("row_view_a"), page.tr("row_view_b")),
+        ),
+        "views_chart",
+    )
+    again = ct.two_views(
+        cache.sample_batch()[:n], np.random.default_rng([seed, draw]), cache.SIDE, strength, area
+    )
     S = cache.SOURCE_SIDE
     a, b = v.augmentations[0], v.augmentations[n]
     page.formula(
-        "views", **{f"{k}_{s}": val for s, aug in (("a", a), ("b", b))
-                    for k, val in _describe(aug).items()},
+        "views",
+        **{f"{k}_{s}": val for s, aug in (("a", a), ("b", b)) for k, val in _describe(aug).items()},
         checks=[
-            kit.Check(page.tr("check_range"), v.images.min() >= 0 and v.images.max() <= 1,
-                      f"{v.images.shape[0]} × {cache.SIDE}×{cache.SIDE}"),
-            kit.Check(page.tr("check_inside"),
-                      all(ct.crop_inside(x, S, S) for x in v.augmentations)),
+            kit.Check(
+                page.tr("check_range"),
+                v.images.min() >= 0 and v.images.max() <= 1,
+                f"{v.images.shape[0]} × {cache.SIDE}×{cache.SIDE}",
+            ),
+            kit.Check(
+                page.tr("check_inside"), all(ct.crop_inside(x, S, S) for x in v.augmentations)
+            ),
             kit.Check(page.tr("check_seeded"), bool(np.array_equal(again.images, v.images))),
         ],
-    )  # fmt: skip
+    )
 
 
 def _describe(aug: ct.Augmentation) -> dict[str, str]:
@@ -88,9 +107,13 @@ def _describe(aug: ct.Augmentation) -> dict[str, str]:
     factors = (aug.brightness, aug.contrast, aug.saturation) if aug.jittered else (1, 1, 1)
     hue = aug.hue if aug.jittered else 0.0  # no jitter: the identity factors
     jitter = ",\\ ".join(f"{f:.2f}" for f in factors) + f",\\ {hue:+.2f}"
-    return {"crop": f"{h:.0f}\\times{w:.0f}", "at": f"({top:.0f}, {left:.0f})",
-            "flip": yes if aug.flipped else no, "jitter": jitter,
-            "grey": yes if aug.grey else no}  # fmt: skip
+    return {
+        "crop": f"{h:.0f}\\times{w:.0f}",
+        "at": f"({top:.0f}, {left:.0f})",
+        "flip": yes if aug.flipped else no,
+        "jitter": jitter,
+        "grey": yes if aug.grey else no,
+    }
 
 
 @page.view("similarity")
@@ -110,29 +133,43 @@ def similarity_view(z: np.ndarray, n: int) -> None:
     r = ct.explain_nt_xent(z, tau)
     j = int(r.positive[i])
     labels = figs.view_labels(n)
-    page.chart(figs.similarity_figure(
-        r.similarity, r.probs[i], i,
-        titles=(page.tr("sim_title"), page.tr("row_title", i=labels[i])),
-        axis_titles=(page.tr("view_k"), page.tr("anchor_i"), page.tr("probability")),
-        names=(page.tr("positive_pairs"), page.tr("positive"), page.tr("negatives")),
-        colorbar_title="sim",
-    ), "similarity_chart")  # fmt: skip
+    page.chart(
+        figs.similarity_figure(
+            r.similarity,
+            r.probs[i],
+            i,
+            titles=(page.tr("sim_title"), page.tr("row_title", i=labels[i])),
+            axis_titles=(page.tr("view_k"), page.tr("anchor_i"), page.tr("probability")),
+            names=(page.tr("positive_pairs"), page.tr("positive"), page.tr("negatives")),
+            colorbar_title="sim",
+        ),
+        "similarity_chart",
+    )
     swapped = ct.nt_xent(np.r_[z[n:], z[:n]], tau)
     bound = ct.loss_lower_bound(n, tau)
     page.formula(
-        "similarity", i=labels[i].replace("′", "'"), j=labels[j].replace("′", "'"),
-        s_pos=f"{r.similarity[i, j]:.3f}", tau=f"{tau:g}", p=f"{r.probs[i, j]:.4f}",
-        ell=f"{r.per_anchor[i]:.4f}", two_n=2 * n, loss=f"{r.loss:.4f}",
+        "similarity",
+        i=labels[i].replace("′", "'"),
+        j=labels[j].replace("′", "'"),
+        s_pos=f"{r.similarity[i, j]:.3f}",
+        tau=f"{tau:g}",
+        p=f"{r.probs[i, j]:.4f}",
+        ell=f"{r.per_anchor[i]:.4f}",
+        two_n=2 * n,
+        loss=f"{r.loss:.4f}",
         checks=[
             kit.Check(page.tr("check_row"), abs(r.probs[i].sum() - 1) < 1e-12),
             kit.Check(page.tr("check_nonneg"), bool(np.all(r.per_anchor >= 0))),
             kit.Check(page.tr("check_bound"), r.loss >= bound - 1e-12, f"{bound:.4f}"),
-            kit.Check(page.tr("check_swap"), abs(swapped - r.loss) < 1e-12,
-                      f"{swapped:.4f}"),
+            kit.Check(page.tr("check_swap"), abs(swapped - r.loss) < 1e-12, f"{swapped:.4f}"),
         ],
-    )  # fmt: skip
-    st.page_link("pages/softmax.py", label=page.tr("softmax_link"), icon=":material/thermostat:",
-                 query_params={"softmax_view": "contrastive"})  # fmt: skip
+    )
+    st.page_link(
+        "pages/softmax.py",
+        label=page.tr("softmax_link"),
+        icon=":material/thermostat:",
+        query_params={"softmax_view": "contrastive"},
+    )
 
 
 @page.view("temperature")
@@ -150,28 +187,51 @@ def temperature_view(z: np.ndarray, n: int) -> None:
     k = TAUS.index(tau)
     chance_n = [ct.chance_level(m) for m in ns]
     loss, chance, bound = float(table[-1, k]), ct.chance_level(n), ct.loss_lower_bound(n, tau)
-    page.chart(figs.temperature_figure(
-        np.array(TAUS), table[-1], tau, loss, chance,
-        np.array([ct.loss_lower_bound(n, t) for t in TAUS]), ns, table[:, k],
-        np.array(chance_n), np.array([ct.loss_lower_bound(m, tau) for m in ns]), n,
-        1.08 * max(float(table.max()), chance), titles=(page.tr("tau_title", n=n),
-                                                        page.tr("n_title")),
-        x_titles=("τ", page.tr("n_axis")), y_title=page.tr("loss_axis"),
-        names=(page.tr("this_batch"), "ln(2N − 1)", page.tr("smallest"), page.tr("current")),
-    ), "temperature_chart")  # fmt: skip
+    page.chart(
+        figs.temperature_figure(
+            np.array(TAUS),
+            table[-1],
+            tau,
+            loss,
+            chance,
+            np.array([ct.loss_lower_bound(n, t) for t in TAUS]),
+            ns,
+            table[:, k],
+            np.array(chance_n),
+            np.array([ct.loss_lower_bound(m, tau) for m in ns]),
+            n,
+            1.08 * max(float(table.max()), chance),
+            titles=(page.tr("tau_title", n=n), page.tr("n_title")),
+            x_titles=("τ", page.tr("n_axis")),
+            y_title=page.tr("loss_axis"),
+            names=(page.tr("this_batch"), "ln(2N − 1)", page.tr("smallest"), page.tr("current")),
+        ),
+        "temperature_chart",
+    )
     collapsed = ct.nt_xent(np.ones((2 * n, 3)), tau)
     far = float(table[-1, -1])
     page.formula(
-        "temperature", tau=f"{tau:g}", loss=f"{loss:.4f}", n=n, two_n1=2 * n - 1,
-        chance=f"{chance:.4f}", n1=n - 1, two_n2=2 * (n - 1), bound=f"{bound:.4f}",
+        "temperature",
+        tau=f"{tau:g}",
+        loss=f"{loss:.4f}",
+        n=n,
+        two_n1=2 * n - 1,
+        chance=f"{chance:.4f}",
+        n1=n - 1,
+        two_n2=2 * (n - 1),
+        bound=f"{bound:.4f}",
         checks=[
             kit.Check(page.tr("check_bound"), loss >= bound - 1e-12, f"{bound:.4f}"),
-            kit.Check(page.tr("check_collapse"), abs(collapsed - chance) < 1e-12,
-                      f"{collapsed:.4f}"),
-            kit.Check(page.tr("check_far", tau=f"{TAUS[-1]:g}"),
-                      abs(far - chance) <= 2 / TAUS[-1], f"{far:.4f}"),
+            kit.Check(
+                page.tr("check_collapse"), abs(collapsed - chance) < 1e-12, f"{collapsed:.4f}"
+            ),
+            kit.Check(
+                page.tr("check_far", tau=f"{TAUS[-1]:g}"),
+                abs(far - chance) <= 2 / TAUS[-1],
+                f"{far:.4f}",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("training")
@@ -185,8 +245,9 @@ def training() -> None:
 
         def progress(done: int, losses: np.ndarray) -> None:
             bar.progress(done / STEPS, text=page.tr("progress", k=done, steps=STEPS))
-            slot.line_chart(losses, height=200, x_label=page.tr("step_axis"),
-                            y_label=page.tr("loss_axis"))  # fmt: skip
+            slot.line_chart(
+                losses, height=200, x_label=page.tr("step_axis"), y_label=page.tr("loss_axis")
+            )
 
         run = cache.train(key, progress)
         bar.empty()
@@ -199,30 +260,56 @@ def training_view(run: object, n: int, tau: float) -> None:
     """The step slider: the loss so far and the similarities after k steps."""
     k = page.slider("step", 0, STEPS, STEPS)
     chance, bound = ct.chance_level(n), ct.loss_lower_bound(n, tau)
-    page.chart(figs.training_figure(
-        run.losses, run.fixed_losses, k, chance, bound, run.similarities[0],
-        run.similarities[k], titles=(page.tr("curve_title"), page.tr("before_title"),
-                                     page.tr("after_title", k=k)),
-        x_title=page.tr("step_axis"), y_title=page.tr("loss_axis"),
-        names=(page.tr("step_views"), page.tr("fixed_views"), "ln(2N − 1)",
-               page.tr("smallest")), colorbar_title="sim",
-    ), "training_chart")  # fmt: skip
+    page.chart(
+        figs.training_figure(
+            run.losses,
+            run.fixed_losses,
+            k,
+            chance,
+            bound,
+            run.similarities[0],
+            run.similarities[k],
+            titles=(page.tr("curve_title"), page.tr("before_title"), page.tr("after_title", k=k)),
+            x_title=page.tr("step_axis"),
+            y_title=page.tr("loss_axis"),
+            names=(
+                page.tr("step_views"),
+                page.tr("fixed_views"),
+                "ln(2N − 1)",
+                page.tr("smallest"),
+            ),
+            colorbar_title="sim",
+        ),
+        "training_chart",
+    )
     pos0, neg0 = ct.mean_similarities(run.similarities[0])
     pos, neg = ct.mean_similarities(run.similarities[k])
     pos_end, neg_end = ct.mean_similarities(run.similarities[-1])
     L0, L = run.fixed_losses[0], run.fixed_losses[k]
     st.caption(page.tr("timing", steps=STEPS, seconds=f"{run.seconds:.2f}"))
     page.formula(
-        "training", k=k, L0=f"{L0:.4f}", L=f"{L:.4f}", pos0=f"{pos0:.3f}", pos=f"{pos:.3f}",
-        neg0=f"{neg0:.3f}", neg=f"{neg:.3f}",
+        "training",
+        k=k,
+        L0=f"{L0:.4f}",
+        L=f"{L:.4f}",
+        pos0=f"{pos0:.3f}",
+        pos=f"{pos:.3f}",
+        neg0=f"{neg0:.3f}",
+        neg=f"{neg:.3f}",
         checks=[
-            kit.Check(page.tr("check_fell", steps=STEPS), run.fixed_losses[-1] < L0,
-                      f"{L0:.3f} → {run.fixed_losses[-1]:.3f}"),
-            kit.Check(page.tr("check_pulled", steps=STEPS), pos_end - neg_end > pos0 - neg0,
-                      f"{pos0 - neg0:.3f} → {pos_end - neg_end:.3f}"),
+            kit.Check(
+                page.tr("check_fell", steps=STEPS),
+                run.fixed_losses[-1] < L0,
+                f"{L0:.3f} → {run.fixed_losses[-1]:.3f}",
+            ),
+            kit.Check(
+                page.tr("check_pulled", steps=STEPS),
+                pos_end - neg_end > pos0 - neg0,
+                f"{pos0 - neg0:.3f} → {pos_end - neg_end:.3f}",
+            ),
             kit.Check(page.tr("check_bound"), bound - 1e-12 <= L, f"{bound:.4f}"),
         ],
-    )  # fmt: skip
+    )
 
 
 page.run()

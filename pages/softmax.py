@@ -27,9 +27,15 @@ page = kit.Page(
     "softmax",
     views=("temperature", "sqrt_d", "calibration", "contrastive"),
     exercise=exercises.softmax,
-    code=(sm.softmax, sm.zero_temperature_limit, sm.entropy, sm.expected_calibration_error,
-          sm.fit_temperature, ct.explain_nt_xent),
-)  # fmt: skip
+    code=(
+        sm.softmax,
+        sm.zero_temperature_limit,
+        sm.entropy,
+        sm.expected_calibration_error,
+        sm.fit_temperature,
+        ct.explain_nt_xent,
+    ),
+)
 
 
 @page.view("temperature")
@@ -47,28 +53,50 @@ def temperature_view(u: np.ndarray) -> None:
     grid = np.geomspace(TEMPERATURES[0], TEMPERATURES[-1], 80)
     curve = sm.entropy(sm.softmax(u[None, :] / grid[:, None]))
     H, ln_n = float(sm.entropy(p)), float(np.log(len(u)))
-    page.chart(figs.temperature_figure(
-        labels, p, grid, curve, T, H, ln_n,
-        titles=(page.tr("probs_title"), page.tr("entropy_title")),
-        y_titles=(page.tr("probability"), page.tr("entropy_axis")), x_title=page.tr("T_axis"),
-        names=("p", page.tr("argmax_limit"), "H(T)", page.tr("current_T")),
-        line_labels=(page.tr("uniform_limit"), "ln n"), zero_limit=sm.zero_temperature_limit(u),
-    ), "probs_chart")  # fmt: skip
+    page.chart(
+        figs.temperature_figure(
+            labels,
+            p,
+            grid,
+            curve,
+            T,
+            H,
+            ln_n,
+            titles=(page.tr("probs_title"), page.tr("entropy_title")),
+            y_titles=(page.tr("probability"), page.tr("entropy_axis")),
+            x_title=page.tr("T_axis"),
+            names=("p", page.tr("argmax_limit"), "H(T)", page.tr("current_T")),
+            line_labels=(page.tr("uniform_limit"), "ln n"),
+            zero_limit=sm.zero_temperature_limit(u),
+        ),
+        "probs_chart",
+    )
     terms = [f"e^{{{x:g}/{T:g}}}" for x in u]
     denom = " + ".join(terms) if len(terms) <= 4 else f"{terms[0]} + \\cdots + {terms[-1]}"
     shifted = sm.softmax(u + 1000.0, T)
     values = ",\\ ".join(f"{x:.4f}" for x in p)
     page.formula(
-        "temperature", T=f"{T:g}", values=values, k=k + 1, term=terms[k], denom=denom,
-        pk=f"{p[k]:.4f}", H=f"{H:.4f}", n=len(u), ln_n=f"{ln_n:.4f}",
+        "temperature",
+        T=f"{T:g}",
+        values=values,
+        k=k + 1,
+        term=terms[k],
+        denom=denom,
+        pk=f"{p[k]:.4f}",
+        H=f"{H:.4f}",
+        n=len(u),
+        ln_n=f"{ln_n:.4f}",
         checks=[
             kit.Check(page.tr("check_sum"), abs(p.sum() - 1) < 1e-12, f"{p.sum():.12f}"),
             kit.Check(page.tr("check_entropy"), -1e-12 <= H <= ln_n + 1e-12),
-            kit.Check(page.tr("check_shift"), np.allclose(shifted, p, rtol=1e-9, atol=1e-12),
-                      f"max |Δ| = {np.abs(shifted - p).max():.1e}"),
+            kit.Check(
+                page.tr("check_shift"),
+                np.allclose(shifted, p, rtol=1e-9, atol=1e-12),
+                f"max |Δ| = {np.abs(shifted - p).max():.1e}",
+            ),
             kit.Check(page.tr("check_argmax"), int(np.argmax(u)) == k),
         ],
-    )  # fmt: skip
+    )
 
 
 @kit.fragment
@@ -78,15 +106,28 @@ def sqrt_d_view(seed: int) -> None:
     variances = cache.dot_product_variances(tuple(DIMS), N_PAIRS, seed)
     a, b = st.columns(2)
     with a:
-        page.chart(figs.dot_product_histograms(
-            raw, scaled, title=page.tr("hist_title", d=d), x_title=page.tr("score_axis"),
-            y_title=page.tr("density_axis"),
-        ), "hist_chart")  # fmt: skip
+        page.chart(
+            figs.dot_product_histograms(
+                raw,
+                scaled,
+                title=page.tr("hist_title", d=d),
+                x_title=page.tr("score_axis"),
+                y_title=page.tr("density_axis"),
+            ),
+            "hist_chart",
+        )
     with b:
-        page.chart(figs.variance_vs_dimension(
-            DIMS, variances, d, title=page.tr("var_title"), x_title=page.tr("d_axis"),
-            y_title=page.tr("var_axis"),
-        ), "var_chart")  # fmt: skip
+        page.chart(
+            figs.variance_vs_dimension(
+                DIMS,
+                variances,
+                d,
+                title=page.tr("var_title"),
+                x_title=page.tr("d_axis"),
+                y_title=page.tr("var_axis"),
+            ),
+            "var_chart",
+        )
     v_raw, v_scaled = raw.var(ddof=1), scaled.var(ddof=1)
     top_raw = sm.softmax(raw.reshape(-1, 16)).max(axis=1).mean()
     top_scaled = sm.softmax(scaled.reshape(-1, 16)).max(axis=1).mean()
@@ -101,14 +142,21 @@ def sqrt_d_view(seed: int) -> None:
     cols[3].metric(page.tr("top_weight_scaled"), f"{top_scaled:.3f}")
 
     page.formula(
-        "sqrt_d", d=d, v_raw=f"{v_raw:.4g}", v_scaled=f"{v_scaled:.4f}",
+        "sqrt_d",
+        d=d,
+        v_raw=f"{v_raw:.4g}",
+        v_scaled=f"{v_scaled:.4f}",
         checks=[
-            kit.Check(page.tr("check_var_raw"), stats.variance_within(raw, d),
-                      page.tr("within_error")),
-            kit.Check(page.tr("check_var_scaled"), stats.variance_within(scaled, 1.0),
-                      page.tr("within_error")),
+            kit.Check(
+                page.tr("check_var_raw"), stats.variance_within(raw, d), page.tr("within_error")
+            ),
+            kit.Check(
+                page.tr("check_var_scaled"),
+                stats.variance_within(scaled, 1.0),
+                page.tr("within_error"),
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @kit.fragment
@@ -131,30 +179,47 @@ def calibration_view(seed: int) -> None:
     ece_a = sm.expected_calibration_error(conf_a, correct_a, M)
     a, b = st.columns([3, 2])
     with a:
-        page.chart(figs.reliability_diagram(
-            bins_b.edges, bins_b.accuracy, bins_a.accuracy, title=page.tr("reliability_title"),
-            x_title=page.tr("confidence_axis"), y_title=page.tr("accuracy_axis"),
-            names=(page.tr("before"), page.tr("after", T=f"{T_fit:.2f}"), page.tr("perfect")),
-            hover=page.tr("hover_bin", x="%{x:.2f}", y="%{y:.3f}"),
-        ), "reliability_chart")  # fmt: skip
+        page.chart(
+            figs.reliability_diagram(
+                bins_b.edges,
+                bins_b.accuracy,
+                bins_a.accuracy,
+                title=page.tr("reliability_title"),
+                x_title=page.tr("confidence_axis"),
+                y_title=page.tr("accuracy_axis"),
+                names=(page.tr("before"), page.tr("after", T=f"{T_fit:.2f}"), page.tr("perfect")),
+                hover=page.tr("hover_bin", x="%{x:.2f}", y="%{y:.3f}"),
+            ),
+            "reliability_chart",
+        )
     with b:
-        st.metric(page.tr("fitted_T"), f"{T_fit:.3f}", f"s = {s:g}", delta_color="off",
-                  delta_arrow="off")  # fmt: skip
+        st.metric(
+            page.tr("fitted_T"), f"{T_fit:.3f}", f"s = {s:g}", delta_color="off", delta_arrow="off"
+        )
         st.metric(page.tr("ece_before"), f"{ece_b:.4f}")
         st.metric(
             page.tr("ece_after"), f"{ece_a:.4f}", f"{ece_a - ece_b:+.4f}", delta_color="inverse"
         )
     page.formula(
-        "calibration", M=M, ece_before=f"{ece_b:.4f}", T_fit=f"{T_fit:.3f}",
+        "calibration",
+        M=M,
+        ece_before=f"{ece_b:.4f}",
+        T_fit=f"{T_fit:.3f}",
         ece_after=f"{ece_a:.4f}",
         checks=[
-        kit.Check(page.tr("check_T"), abs(T_fit - s) <= 0.1 * s,
-                  page.tr("fit_vs_s", fit=f"{T_fit:.3f}", s=f"{s:g}")),
-        kit.Check(page.tr("check_ece"), ece_a < ece_b or ece_b < 0.02),
-        kit.Check(page.tr("check_accuracy"), bool(np.array_equal(correct_a, correct_b)),
-                  f"{correct_b.mean():.3f}"),
+            kit.Check(
+                page.tr("check_T"),
+                abs(T_fit - s) <= 0.1 * s,
+                page.tr("fit_vs_s", fit=f"{T_fit:.3f}", s=f"{s:g}"),
+            ),
+            kit.Check(page.tr("check_ece"), ece_a < ece_b or ece_b < 0.02),
+            kit.Check(
+                page.tr("check_accuracy"),
+                bool(np.array_equal(correct_a, correct_b)),
+                f"{correct_b.mean():.3f}",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @kit.fragment
@@ -175,29 +240,53 @@ def contrastive_view(seed: int) -> None:
     grid = np.array(TAUS)
     a, b = st.columns(2)
     with a:
-        page.chart(figs.contrastive_distribution(
-            probs[i], positive, i, title=page.tr("nce_title", i=i, m=2 * B - 1, tau=f"{tau:g}"),
-            x_title=page.tr("embedding_axis"), y_title=page.tr("probability"),
-            names=(page.tr("positive"), page.tr("negatives")),
-        ), "nce_chart")  # fmt: skip
+        page.chart(
+            figs.contrastive_distribution(
+                probs[i],
+                positive,
+                i,
+                title=page.tr("nce_title", i=i, m=2 * B - 1, tau=f"{tau:g}"),
+                x_title=page.tr("embedding_axis"),
+                y_title=page.tr("probability"),
+                names=(page.tr("positive"), page.tr("negatives")),
+            ),
+            "nce_chart",
+        )
     with b:
-        page.chart(figs.loss_vs_tau(
-            grid, losses, tau, loss, title=page.tr("loss_title"),
-            x_title=page.tr("tau_axis"), y_title=page.tr("loss_axis"),
-        ), "loss_chart")  # fmt: skip
+        page.chart(
+            figs.loss_vs_tau(
+                grid,
+                losses,
+                tau,
+                loss,
+                title=page.tr("loss_title"),
+                x_title=page.tr("tau_axis"),
+                y_title=page.tr("loss_axis"),
+            ),
+            "loss_chart",
+        )
     ell = -np.log(probs[i, positive])
     sim = "e^{{\\mathrm{{sim}}(z_{{{a}}}, z_{{{b}}})/\\tau}}"
     page.formula(
-        "contrastive", i=i, j=positive, positive=sim.format(a=i, b=positive),
-        others=sim.format(a=i, b="k"), p_pos=f"{probs[i, positive]:.4f}", ell=f"{ell:.4f}",
-        two_B=2 * B, loss=f"{loss:.4f}",
+        "contrastive",
+        i=i,
+        j=positive,
+        positive=sim.format(a=i, b=positive),
+        others=sim.format(a=i, b="k"),
+        p_pos=f"{probs[i, positive]:.4f}",
+        ell=f"{ell:.4f}",
+        two_B=2 * B,
+        loss=f"{loss:.4f}",
         checks=[
-        kit.Check(page.tr("check_row"), abs(probs[i].sum() - 1) < 1e-12),
-        kit.Check(page.tr("check_loss"), ell >= 0),
-        kit.Check(page.tr("check_limit"), abs(loss_limit - np.log(2 * B - 1)) < 1e-4,
-                  f"ln {2 * B - 1} = {np.log(2 * B - 1):.4f}"),
+            kit.Check(page.tr("check_row"), abs(probs[i].sum() - 1) < 1e-12),
+            kit.Check(page.tr("check_loss"), ell >= 0),
+            kit.Check(
+                page.tr("check_limit"),
+                abs(loss_limit - np.log(2 * B - 1)) < 1e-4,
+                f"ln {2 * B - 1} = {np.log(2 * B - 1):.4f}",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("sqrt_d", "calibration", "contrastive")
@@ -205,8 +294,11 @@ def random_parts() -> None:
     """The parts drawn from a seed: the seed first, then the part's live view."""
     with st.columns([1, 3])[0]:
         seed = page.seed()
-    view = {"sqrt_d": sqrt_d_view, "calibration": calibration_view,
-            "contrastive": contrastive_view}[page.current_view]  # fmt: skip
+    view = {
+        "sqrt_d": sqrt_d_view,
+        "calibration": calibration_view,
+        "contrastive": contrastive_view,
+    }[page.current_view]
     view(seed)
     if page.current_view == "calibration":
         page.derivation("nll")

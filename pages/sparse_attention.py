@@ -15,28 +15,46 @@ LENGTHS = [16, 24, 32, 48, 64]
 COST_LENGTHS = [2**k for k in range(6, 15)]  # 64 .. 16384
 COUNTED_UP_TO = 2048  # larger n: allowed pairs extrapolated linearly from the largest counted
 PARAMS = {  # which knobs each pattern uses
-    "band": ("width",), "dilated": ("width", "dilation"), "global": ("n_global",),
-    "random": ("per_row",), "block_local": ("block",), "star": (),
-    "longformer": ("width", "dilation", "n_global"), "etc": ("width", "n_global"),
+    "band": ("width",),
+    "dilated": ("width", "dilation"),
+    "global": ("n_global",),
+    "random": ("per_row",),
+    "block_local": ("block",),
+    "star": (),
+    "longformer": ("width", "dilation", "n_global"),
+    "etc": ("width", "n_global"),
     "bigbird": ("width", "n_global", "per_row"),
-}  # fmt: skip
-RANGES = {"width": (0, 8, 2), "dilation": (1, 4, 2), "n_global": (0, 4, 1), "per_row": (0, 6, 2),
-          "block": (1, 16, 4)}  # fmt: skip
+}
+RANGES = {
+    "width": (0, 8, 2),
+    "dilation": (1, 4, 2),
+    "n_global": (0, 4, 1),
+    "per_row": (0, 6, 2),
+    "block": (1, 16, 4),
+}
 
 page = kit.Page(
     "sparse_attention",
     views=("pattern", "cost"),
     exercise=exercises.sparse_attention,
-    code=(att.preset_mask, att.band_mask, att.dilated_mask, att.global_mask, att.random_mask,
-          att.block_local_mask, att.star_mask, att.receptive_field, att.path_counts),
-)  # fmt: skip
+    code=(
+        att.preset_mask,
+        att.band_mask,
+        att.dilated_mask,
+        att.global_mask,
+        att.random_mask,
+        att.block_local_mask,
+        att.star_mask,
+        att.receptive_field,
+        att.path_counts,
+    ),
+)
 
 
 @page.view("pattern", "cost")
 def controls() -> None:
     """The pattern and its knobs (full reruns: they change the whole page)."""
-    name = page.choice("pattern", att.PRESETS, "band",
-                       format_func=lambda v: page.tr(f"p_{v}"))  # fmt: skip
+    name = page.choice("pattern", att.PRESETS, "band", format_func=lambda v: page.tr(f"p_{v}"))
     knobs = PARAMS[name]
     cols = st.columns(max(len(knobs), 1) + 2)
     params: dict[str, int] = {}
@@ -68,30 +86,53 @@ def pattern_view(mask: np.ndarray) -> None:
     hover = page.tr("hover_cell", q="%{y}", k="%{x}", v="%{z}")
     a, b = st.columns(2)
     with a:
-        page.chart(figs.mask_heatmap(
-            mask, title=page.tr("mask_title", n=n), x_title=page.tr("keys"),
-            y_title=page.tr("queries"), on_label=page.tr("attends"),
-            off_label=page.tr("blocked"), hover=hover,
-        ), "mask_chart")  # fmt: skip
+        page.chart(
+            figs.mask_heatmap(
+                mask,
+                title=page.tr("mask_title", n=n),
+                x_title=page.tr("keys"),
+                y_title=page.tr("queries"),
+                on_label=page.tr("attends"),
+                off_label=page.tr("blocked"),
+                hover=hover,
+            ),
+            "mask_chart",
+        )
     with b:
-        page.chart(figs.mask_heatmap(
-            reach, title=page.tr("reach_title"), x_title=page.tr("keys"),
-            y_title=page.tr("queries"), on_label=page.tr("reachable"),
-            off_label=page.tr("not_yet"), hover=hover,
-        ), "reach_chart")  # fmt: skip
+        page.chart(
+            figs.mask_heatmap(
+                reach,
+                title=page.tr("reach_title"),
+                x_title=page.tr("keys"),
+                y_title=page.tr("queries"),
+                on_label=page.tr("reachable"),
+                off_label=page.tr("not_yet"),
+                hover=hover,
+            ),
+            "reach_chart",
+        )
     page.formula(
-        "pattern", nnz=int(mask.sum()), n=n, density=f"{att.density(mask):.3f}", L=L,
+        "pattern",
+        nnz=int(mask.sum()),
+        n=n,
+        density=f"{att.density(mask):.3f}",
+        L=L,
         connected=t_tex("sparse_attention.connected", p=f"{100 * reach.mean():.1f}\\%"),
         checks=[
-            kit.Check(page.tr("check_monotone"),
-                      bool(np.all(att.receptive_field(mask, L + 1) >= reach))),
-            kit.Check(page.tr("check_layer1"), bool(np.array_equal(
-                att.receptive_field(mask, 1), mask | np.eye(n, dtype=bool)))),
-            kit.Check(page.tr("check_power"),
-                      bool(np.array_equal(reach, att.path_counts(mask, L) > 0)),
-                      page.tr("full_at", L=full_at) if full_at else page.tr("never_full")),
+            kit.Check(
+                page.tr("check_monotone"), bool(np.all(att.receptive_field(mask, L + 1) >= reach))
+            ),
+            kit.Check(
+                page.tr("check_layer1"),
+                bool(np.array_equal(att.receptive_field(mask, 1), mask | np.eye(n, dtype=bool))),
+            ),
+            kit.Check(
+                page.tr("check_power"),
+                bool(np.array_equal(reach, att.path_counts(mask, L) > 0)),
+                page.tr("full_at", L=full_at) if full_at else page.tr("never_full"),
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @kit.fragment
@@ -99,22 +140,37 @@ def cost_view(name: str, costs: np.ndarray) -> None:
     n = page.select_slider("cost_n", COST_LENGTHS, 1024)
     full = np.array(COST_LENGTHS, float) ** 2
     k = COST_LENGTHS.index(n)
-    page.chart(figs.cost_figure(
-        np.array(COST_LENGTHS), full, costs, n, (full[k], costs[k]), title=page.tr("cost_title"),
-        x_title="n", y_title=page.tr("pairs"), names=(page.tr("full"), page.tr(f"p_{name}")),
-        hovertemplate=page.tr("hover_pairs", n="%{x}", k="%{y:,.0f}") + "<extra></extra>",
-    ), "cost_chart")  # fmt: skip
+    page.chart(
+        figs.cost_figure(
+            np.array(COST_LENGTHS),
+            full,
+            costs,
+            n,
+            (full[k], costs[k]),
+            title=page.tr("cost_title"),
+            x_title="n",
+            y_title=page.tr("pairs"),
+            names=(page.tr("full"), page.tr(f"p_{name}")),
+            hovertemplate=page.tr("hover_pairs", n="%{x}", k="%{y:,.0f}") + "<extra></extra>",
+        ),
+        "cost_chart",
+    )
     growth = att.loglog_slope(COST_LENGTHS[:4], costs[:4])
     page.formula(
-        "cost", n=n, full=tex.num(full[k]),
+        "cost",
+        n=n,
+        full=tex.num(full[k]),
         pairs=t_tex("sparse_attention.pairs_tex", k=tex.num(costs[k])),
         fewer=t_tex("sparse_attention.fewer", r=f"{full[k] / costs[k]:.1f}"),
         checks=[
             kit.Check(page.tr("check_cheaper"), bool(costs[k] <= full[k])),
-            kit.Check(page.tr("check_linear"), name == "global" or growth < 1.2,
-                      page.tr("slope", s=f"{growth:.2f}")),
+            kit.Check(
+                page.tr("check_linear"),
+                name == "global" or growth < 1.2,
+                page.tr("slope", s=f"{growth:.2f}"),
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 page.run()

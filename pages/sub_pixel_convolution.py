@@ -18,9 +18,15 @@ page = kit.Page(
     "sub_pixel_convolution",
     views=("shuffle", "transposed", "artefacts"),
     exercise=exercises.sub_pixel_convolution,
-    code=(cv.pixel_shuffle, cv.pixel_unshuffle, cv.shuffle_sources, cv.subpixel_to_transposed,
-          cv.overlap_counts, cv.phase_spread),
-)  # fmt: skip
+    code=(
+        cv.pixel_shuffle,
+        cv.pixel_unshuffle,
+        cv.shuffle_sources,
+        cv.subpixel_to_transposed,
+        cv.overlap_counts,
+        cv.phase_spread,
+    ),
+)
 
 
 @page.view("shuffle")
@@ -37,29 +43,53 @@ def shuffle() -> None:
     with d:
         X = page.slider("out_col", 0, H * r - 1, min(3, H * r - 1))
     sources = cv.shuffle_sources(1, r, H, H)[0]  # (H·r, H·r, 3)
-    page.chart(figs.shuffle_figure(
-        sources, r, (Y, X),
-        titles=(page.tr("inputs_title", n=r * r, H=H), page.tr("output_title", s=H * r)),
-        hovers=(page.tr("hover_input"), page.tr("hover_output")),
-    ), "shuffle_chart")  # fmt: skip
+    page.chart(
+        figs.shuffle_figure(
+            sources,
+            r,
+            (Y, X),
+            titles=(page.tr("inputs_title", n=r * r, H=H), page.tr("output_title", s=H * r)),
+            hovers=(page.tr("hover_input"), page.tr("hover_output")),
+        ),
+        "shuffle_chart",
+    )
     k, h, w = (int(v) for v in sources[Y, X])
     x = np.random.default_rng(r * 10 + H).standard_normal((2 * r * r, H, H))  # C = 2
     y = cv.pixel_shuffle(x, r)
-    by_formula = all(y[c, a * r + i, b * r + j] == x[c * r * r + i * r + j, a, b]
-                     for c in range(2) for a in range(H) for b in range(H)
-                     for i in range(r) for j in range(r))  # fmt: skip
+    by_formula = all(
+        y[c, a * r + i, b * r + j] == x[c * r * r + i * r + j, a, b]
+        for c in range(2)
+        for a in range(H)
+        for b in range(H)
+        for i in range(r)
+        for j in range(r)
+    )
     flat = (sources[..., 0] * H + sources[..., 1]) * H + sources[..., 2]  # one id per input
     counts = np.bincount(flat.ravel(), minlength=r * r * H * H)
     page.formula(
-        "shuffle", r=r, rr=r * r, H=H, Hr=H * r, Y=Y, X=X, i=Y % r, j=X % r, h=h, w=w, k=k,
+        "shuffle",
+        r=r,
+        rr=r * r,
+        H=H,
+        Hr=H * r,
+        Y=Y,
+        X=X,
+        i=Y % r,
+        j=X % r,
+        h=h,
+        w=w,
+        k=k,
         checks=[
-            kit.Check(page.tr("check_source"), (Y // r, X // r, Y % r * r + X % r) == (h, w, k),
-                      f"({Y}, {X}) ← {k}: ({h}, {w})"),
+            kit.Check(
+                page.tr("check_source"),
+                (Y // r, X // r, Y % r * r + X % r) == (h, w, k),
+                f"({Y}, {X}) ← {k}: ({h}, {w})",
+            ),
             kit.Check(page.tr("check_once"), bool(np.all(counts == 1))),
             kit.Check(page.tr("check_formula"), by_formula),
             kit.Check(page.tr("check_inverse"), np.array_equal(cv.pixel_unshuffle(y, r), x)),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("transposed")
@@ -86,26 +116,44 @@ def transposed() -> None:
         y, y_t = layer(x), deconv(x)
     w = layer.conv.weight.detach().numpy()  # (C·r², M, k, k)
     T = deconv.weight.detach().numpy()  # (M, C, r·k, r·k)
-    page.chart(figs.kernel_interleave_figure(
-        w[:, 0], T[0, 0], r, titles=(page.tr("filters_title", n=r * r, k=k),
-                                     page.tr("transposed_title", s=r * k)),
-        hovers=("%{z:.3f}", "%{z:.3f}"),
-    ), "kernel_chart")  # fmt: skip
+    page.chart(
+        figs.kernel_interleave_figure(
+            w[:, 0],
+            T[0, 0],
+            r,
+            titles=(page.tr("filters_title", n=r * r, k=k), page.tr("transposed_title", s=r * k)),
+            hovers=("%{z:.3f}", "%{z:.3f}"),
+        ),
+        "kernel_chart",
+    )
     gap = float((y - y_t).abs().max())
     sub = cv.standard_conv_cost(k, M_IN, C_OUT * r * r, SIDE_IN).mult_adds
     zeros = cv.standard_conv_cost(r * k, M_IN, C_OUT, SIDE_IN * r).mult_adds
     page.formula(
-        "transposed", r=r, k=k, rk=r * k, M=M_IN, C=C_OUT, Crr=C_OUT * r * r, H=SIDE_IN,
-        Hr=SIDE_IN * r, pad=r * (k - 1) // 2, gap=tex.sci(gap, 2, moderate=None),
-        sub=tex.num(sub), zeros=tex.num(zeros), ratio=zeros // sub,
+        "transposed",
+        r=r,
+        k=k,
+        rk=r * k,
+        M=M_IN,
+        C=C_OUT,
+        Crr=C_OUT * r * r,
+        H=SIDE_IN,
+        Hr=SIDE_IN * r,
+        pad=r * (k - 1) // 2,
+        gap=tex.sci(gap, 2, moderate=None),
+        sub=tex.num(sub),
+        zeros=tex.num(zeros),
+        ratio=zeros // sub,
         checks=[
             kit.Check(page.tr("check_equal"), gap < 1e-12, f"max |Δ| = {gap:.1e}"),
-            kit.Check(page.tr("check_shape"),
-                      tuple(y_t.shape) == (1, C_OUT, SIDE_IN * r, SIDE_IN * r),
-                      "×".join(map(str, y_t.shape))),
+            kit.Check(
+                page.tr("check_shape"),
+                tuple(y_t.shape) == (1, C_OUT, SIDE_IN * r, SIDE_IN * r),
+                "×".join(map(str, y_t.shape)),
+            ),
             kit.Check(page.tr("check_cost"), zeros == r * r * sub, f"r² = {r * r}"),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("artefacts")
@@ -124,25 +172,39 @@ def artefacts_view(name: str, kernel: int) -> None:
     seed = page.slider("init_seed", 0, 20, 0)
     low, outputs = cache.upsampled(name, kernel, seed)  # uint8 (S, S, 3), {name: uint8 (2S, 2S, 3)}
     names = [page.tr(f"up_{n}", k=kernel) for n in outputs]
-    page.chart(figs.upsampled_figure(
-        [low, *outputs.values()], titles=[page.tr("low_res"), *names],
-    ), "images_chart")  # fmt: skip
+    page.chart(
+        figs.upsampled_figure(
+            [low, *outputs.values()],
+            titles=[page.tr("low_res"), *names],
+        ),
+        "images_chart",
+    )
     spreads = cache.flat_spreads(kernel, seed)
-    page.chart(figs.phases_figure(
-        names, np.array(list(spreads.values())), title=page.tr("phases_title"),
-        y_title=page.tr("phases_axis"),
-    ), "phases_chart")  # fmt: skip
+    page.chart(
+        figs.phases_figure(
+            names,
+            np.array(list(spreads.values())),
+            title=page.tr("phases_title"),
+            y_title=page.tr("phases_axis"),
+        ),
+        "phases_chart",
+    )
     counts = cv.overlap_counts(kernel, 2, 8)[kernel : kernel + 4].astype(int)
     page.formula(
-        "artefacts", k=kernel, counts=",\\ ".join(map(str, counts)),
+        "artefacts",
+        k=kernel,
+        counts=",\\ ".join(map(str, counts)),
         **{n: f"{s:.4f}" for n, s in spreads.items()},
         checks=[
             kit.Check(page.tr("check_flat", layer=names[1]), spreads["resize"] < 1e-9),
             kit.Check(page.tr("check_flat", layer=names[3]), spreads["icnr"] < 1e-9),
-            kit.Check(page.tr("check_uneven") if kernel % 2 else page.tr("check_even"),
-                      (counts.max() > counts.min()) == bool(kernel % 2), f"{counts.tolist()}"),
+            kit.Check(
+                page.tr("check_uneven") if kernel % 2 else page.tr("check_even"),
+                (counts.max() > counts.min()) == bool(kernel % 2),
+                f"{counts.tolist()}",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 page.run()

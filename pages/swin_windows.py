@@ -19,20 +19,34 @@ page = kit.Page(
     "swin_windows",
     views=("shift", "bias", "stages", "cost"),
     exercise=exercises.swin_windows,
-    code=(win.window_partition, win.window_reverse, win.cyclic_shift, win.shifted_window_regions,
-          win.shifted_window_mask, win.relative_position_index, win.patch_merging,
-          win.msa_flops, win.window_msa_flops),
-)  # fmt: skip
+    code=(
+        win.window_partition,
+        win.window_reverse,
+        win.cyclic_shift,
+        win.shifted_window_regions,
+        win.shifted_window_mask,
+        win.relative_position_index,
+        win.patch_merging,
+        win.msa_flops,
+        win.window_msa_flops,
+    ),
+)
 
 
 def shift_part(H: int, M: int, shifted: bool) -> None:
     """The region maps depend only on H, M and the shift: drawn once, outside the fragment."""
     s = M // 2 if shifted else 0
     regions = win.shifted_window_regions(H, H, M, s)
-    page.chart(figs.regions_figure(
-        regions, M, s, titles=(page.tr("before_title"), page.tr("after_title")),
-        hover=region_hover(),
-    ), "regions_chart")  # fmt: skip
+    page.chart(
+        figs.regions_figure(
+            regions,
+            M,
+            s,
+            titles=(page.tr("before_title"), page.tr("after_title")),
+            hover=region_hover(),
+        ),
+        "regions_chart",
+    )
     shift_view(H, M, s, regions)
 
 
@@ -49,33 +63,48 @@ def shift_view(H: int, M: int, s: int, regions: np.ndarray) -> None:
     masks = win.shifted_window_mask(H, H, M, s)
     mask = masks[k]
     window_ids = win.window_partition(regions[:, :, None], M)[k, :, :, 0]
-    page.chart(figs.window_mask_figure(
-        window_ids, mask, titles=(page.tr("window_title"), page.tr("mask_title")),
-        hovers=(region_hover(), page.tr("hover_mask", q="%{y}", k="%{x}", v="%{z}")
-                + f"<extra>{page.tr('hover_same_region')}</extra>"),
-    ), "shift_chart")  # fmt: skip
+    page.chart(
+        figs.window_mask_figure(
+            window_ids,
+            mask,
+            titles=(page.tr("window_title"), page.tr("mask_title")),
+            hovers=(
+                region_hover(),
+                page.tr("hover_mask", q="%{y}", k="%{x}", v="%{z}")
+                + f"<extra>{page.tr('hover_same_region')}</extra>",
+            ),
+        ),
+        "shift_chart",
+    )
     x = np.arange(H * H * 2, dtype=float).reshape(H, H, 2)
     rolled = win.cyclic_shift(x, s)
     parts = win.window_partition(rolled, M)
     ids = sorted({int(i) for i in window_ids.ravel()})
     page.formula(
-        "shift", s=s,
+        "shift",
+        s=s,
         shift=f"s = \\lfloor M/2 \\rfloor = {s}" if shifted else "s = 0\\ (\\text{W-MSA})",
         windows=t_tex("swin_windows.windows_tex", n=str(nW), size=f"{M}\\times{M} = {M * M}"),
-        regions=t_tex("swin_windows.window_regions", k=str(k),
-                      ids=f"\\{{{', '.join(map(str, ids))}\\}}"),
-        pairs=t_tex("swin_windows.pairs_attend", m=str(int(mask.sum())),
-                    total=f"{M * M}^2 = {M**4}"),
+        regions=t_tex(
+            "swin_windows.window_regions", k=str(k), ids=f"\\{{{', '.join(map(str, ids))}\\}}"
+        ),
+        pairs=t_tex(
+            "swin_windows.pairs_attend", m=str(int(mask.sum())), total=f"{M * M}^2 = {M**4}"
+        ),
         checks=[
             kit.Check(page.tr("check_roll"), bool(np.array_equal(win.cyclic_shift(rolled, -s), x))),
-            kit.Check(page.tr("check_partition"),
-                      bool(np.array_equal(win.window_reverse(parts, M, H, H), rolled))),
-            kit.Check(page.tr("check_symmetric"),
-                      bool(np.array_equal(masks, masks.transpose(0, 2, 1)))),
-            kit.Check(page.tr("check_diagonal"),
-                      bool(masks[:, np.arange(M * M), np.arange(M * M)].all())),
+            kit.Check(
+                page.tr("check_partition"),
+                bool(np.array_equal(win.window_reverse(parts, M, H, H), rolled)),
+            ),
+            kit.Check(
+                page.tr("check_symmetric"), bool(np.array_equal(masks, masks.transpose(0, 2, 1)))
+            ),
+            kit.Check(
+                page.tr("check_diagonal"), bool(masks[:, np.arange(M * M), np.arange(M * M)].all())
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @kit.fragment
@@ -85,34 +114,57 @@ def bias_view(M: int) -> None:
     K = 2 * M - 1
     table = win.illustrative_bias_table(M)  # nearer keys score higher
     extra = "<extra></extra>"
-    page.chart(figs.bias_figure(
-        index, table, i,
-        titles=(page.tr("index_title"), page.tr("table_title"), page.tr("row_title")),
-        hovers=(page.tr("hover_index", i="%{y}", j="%{x}", v="%{z}") + extra, figs.BIAS_HOVERS[1],
-                page.tr("hover_key", y="%{y}", x="%{x}", v="%{z:.3f}") + "<extra>B[i]</extra>"),
-    ), "bias_chart")  # fmt: skip
+    page.chart(
+        figs.bias_figure(
+            index,
+            table,
+            i,
+            titles=(page.tr("index_title"), page.tr("table_title"), page.tr("row_title")),
+            hovers=(
+                page.tr("hover_index", i="%{y}", j="%{x}", v="%{z}") + extra,
+                figs.BIAS_HOVERS[1],
+                page.tr("hover_key", y="%{y}", x="%{x}", v="%{z:.3f}") + "<extra>B[i]</extra>",
+            ),
+        ),
+        "bias_chart",
+    )
     yi, xi = divmod(i, M)
     bias = win.relative_position_bias(table, M)
     page.formula(
-        "bias", i=i, yi=yi, xi=xi, M1=M - 1, K=K, K2=K * K - 1, MM=M * M,
+        "bias",
+        i=i,
+        yi=yi,
+        xi=xi,
+        M1=M - 1,
+        K=K,
+        K2=K * K - 1,
+        MM=M * M,
         checks=[
-            kit.Check(page.tr("check_index_range"),
-                      bool(index.min() == 0 and index.max() == K * K - 1)),
-            kit.Check(page.tr("check_index_diag"),
-                      bool((np.diag(index) == (M - 1) * (K + 1)).all())),
+            kit.Check(
+                page.tr("check_index_range"), bool(index.min() == 0 and index.max() == K * K - 1)
+            ),
+            kit.Check(
+                page.tr("check_index_diag"), bool((np.diag(index) == (M - 1) * (K + 1)).all())
+            ),
             kit.Check(page.tr("check_bias_shape"), bias.shape == (M * M, M * M)),
         ],
-    )  # fmt: skip
+    )
 
 
 @kit.fragment
 def stages_view() -> None:
     side = page.select_slider("image_side", IMAGE_SIDES, 224, key=page.key("stage_side"))
     rows = win.stage_shapes(side)
-    page.chart(figs.stage_figure(
-        rows, title=page.tr("stages_title"), y_title=page.tr("count_axis"),
-        names=(page.tr("tokens"), page.tr("channels")), stage_label=page.tr("stage"),
-    ), "stages_chart")  # fmt: skip
+    page.chart(
+        figs.stage_figure(
+            rows,
+            title=page.tr("stages_title"),
+            y_title=page.tr("count_axis"),
+            names=(page.tr("tokens"), page.tr("channels")),
+            stage_label=page.tr("stage"),
+        ),
+        "stages_chart",
+    )
     image = np.zeros((side, side, 3))
     patches = win.patch_partition(image, 4)
     merged = win.patch_merging(np.zeros((rows[0].H, rows[0].W, 96)))
@@ -121,18 +173,25 @@ def stages_view() -> None:
     lines = "\\\\".join(
         t_tex("swin_windows.stage", n=str(r.stage))
         + f"{{:}}\\ {r.H}\\times{r.W}\\times{r.C}"
-        + (f"\\xrightarrow{{\\text{{{merge}}}}}{r.H // 2}\\times{r.W // 2}"
-           f"\\times{4 * r.C}\\xrightarrow{{\\text{{{linear}}}}}\\times{2 * r.C}"
-           if r.stage < 4 else "")
+        + (
+            f"\\xrightarrow{{\\text{{{merge}}}}}{r.H // 2}\\times{r.W // 2}"
+            f"\\times{4 * r.C}\\xrightarrow{{\\text{{{linear}}}}}\\times{2 * r.C}"
+            if r.stage < 4
+            else ""
+        )
         for r in rows
-    )  # fmt: skip
+    )
     page.formula(
-        "stages", side=side, patches=patches_tex, quarter=side // 4, lines=lines,
+        "stages",
+        side=side,
+        patches=patches_tex,
+        quarter=side // 4,
+        lines=lines,
         checks=[
             kit.Check(page.tr("check_patch"), patches.shape == (side // 4, side // 4, 48)),
             kit.Check(page.tr("check_merge"), merged.shape == (side // 8, side // 8, 384)),
         ],
-    )  # fmt: skip
+    )
 
 
 @kit.fragment
@@ -142,21 +201,38 @@ def cost_view(c: int, M: int) -> None:
     msa = np.array([win.msa_flops(s, s, c) for s in sides], dtype=float)
     wmsa = np.array([win.window_msa_flops(s, s, c, M) for s in sides], dtype=float)
     a, b = win.msa_flops(h, h, c), win.window_msa_flops(h, h, c, M)
-    page.chart(figs.complexity_figure(
-        sides, msa, wmsa, h, (a, b), title=page.tr("cost_title"), x_title=page.tr("side_axis"),
-        y_title=page.tr("flops_axis"),
-    ), "cost_chart")  # fmt: skip
+    page.chart(
+        figs.complexity_figure(
+            sides,
+            msa,
+            wmsa,
+            h,
+            (a, b),
+            title=page.tr("cost_title"),
+            x_title=page.tr("side_axis"),
+            y_title=page.tr("flops_axis"),
+        ),
+        "cost_chart",
+    )
     hw = h * h
     page.formula(
-        "cost", hw=hw, c=c, M=M, msa=tex.num(a), wmsa=tex.num(b),
+        "cost",
+        hw=hw,
+        c=c,
+        M=M,
+        msa=tex.num(a),
+        wmsa=tex.num(b),
         cheaper=t_tex("swin_windows.cheaper", r=f"{a / b:.1f}"),
         checks=[
             kit.Check(page.tr("check_difference"), a - b == 2 * hw * c * (hw - M * M)),
-            kit.Check(page.tr("check_oracle"), win.msa_flops(56, 56, 96) == 2_003_828_736
-                      and win.window_msa_flops(56, 56, 96, 7) == 145_108_992,
-                      "2,003,828,736 / 145,108,992"),
+            kit.Check(
+                page.tr("check_oracle"),
+                win.msa_flops(56, 56, 96) == 2_003_828_736
+                and win.window_msa_flops(56, 56, 96, 7) == 145_108_992,
+                "2,003,828,736 / 145,108,992",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("shift")

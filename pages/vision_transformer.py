@@ -21,10 +21,18 @@ page = kit.Page(
     "vision_transformer",
     views=("patches", "attention", "cost"),
     exercise=exercises.vision_transformer,
-    code=(vit.load_image, vit.patchify, vit.patch_embedding, vit.conv_weight,
-          vit.conv_patch_embedding, vit.input_tokens, vit.mhsa_steps, vit.torch_mha,
-          vit.vit_cost),
-)  # fmt: skip
+    code=(
+        vit.load_image,
+        vit.patchify,
+        vit.patch_embedding,
+        vit.conv_weight,
+        vit.conv_patch_embedding,
+        vit.input_tokens,
+        vit.mhsa_steps,
+        vit.torch_mha,
+        vit.vit_cost,
+    ),
+)
 
 
 def image() -> np.ndarray:
@@ -33,8 +41,12 @@ def image() -> np.ndarray:
     with a:
         name = page.choice("image", cache_vit.SAMPLES, "scene")
     with b:
-        upload = st.file_uploader(page.tr("upload"), type=["png", "jpg", "jpeg"],
-                                  key=page.key("upload"), help=page.tr("upload_help"))  # fmt: skip
+        upload = st.file_uploader(
+            page.tr("upload"),
+            type=["png", "jpg", "jpeg"],
+            key=page.key("upload"),
+            help=page.tr("upload_help"),
+        )
     rgb = cache_vit.sample_image(name, SIDE)
     if upload is not None:
         with kit.guard():
@@ -60,24 +72,38 @@ def patches_view(rgb: np.ndarray) -> None:
     xp = vit.patchify(x, P)
     z0 = vit.input_tokens(x, w, P)
     N, T = len(xp), len(z0)
-    page.chart(figs.patches_figure(
-        rgb, P, vit.patchify(rgb, P).astype(np.uint8), z0[:, :SHOWN],
-        titles=(page.tr("image_title", P=P), page.tr("matrix_title"), page.tr("tokens_title")),
-        x_titles=(page.tr("entry_axis"), page.tr("channel_axis", k=SHOWN)),
-        y_titles=(page.tr("patch_axis"), page.tr("token_axis")),
-        source=cache_vit.png_source(rgb),
-    ), "patches_chart")  # fmt: skip
+    page.chart(
+        figs.patches_figure(
+            rgb,
+            P,
+            vit.patchify(rgb, P).astype(np.uint8),
+            z0[:, :SHOWN],
+            titles=(page.tr("image_title", P=P), page.tr("matrix_title"), page.tr("tokens_title")),
+            x_titles=(page.tr("entry_axis"), page.tr("channel_axis", k=SHOWN)),
+            y_titles=(page.tr("patch_axis"), page.tr("token_axis")),
+            source=cache_vit.png_source(rgb),
+        ),
+        "patches_chart",
+    )
     conv = vit.conv_patch_embedding(x, w.E, w.b, P)
     gap = float(np.abs(conv - vit.patch_embedding(xp, w.E, w.b)).max())
     back = float(np.abs(vit.unpatchify(xp, P, SIDE, SIDE) - x).max())
     page.formula(
-        "patches", S=SIDE, C=C, P=P, N=N, g=SIDE // P, PPC=P * P * C, D=D_MODEL, T=T,
+        "patches",
+        S=SIDE,
+        C=C,
+        P=P,
+        N=N,
+        g=SIDE // P,
+        PPC=P * P * C,
+        D=D_MODEL,
+        T=T,
         checks=[
             kit.Check(page.tr("check_conv", P=P), gap < 1e-10, f"max |Δ| = {gap:.0e}"),
             kit.Check(page.tr("check_unpatchify"), back == 0.0),
             kit.Check(page.tr("check_tokens"), T == N + 1, f"{N} + 1 = {T}"),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("attention")
@@ -101,29 +127,46 @@ def attention_view(rgb: np.ndarray) -> None:
     T, d = len(z0), D_MODEL // HEADS
     s = vit.mhsa_steps(z0, w.w_q, w.w_k, w.w_v, w.w_o, HEADS)
     a_q = s.weights[head - 1, query]  # (T,) over [class] + patches
-    page.chart(figs.attention_figure(
-        rgb, P, query, T * a_q[1:].reshape(g, g),
-        titles=(page.tr("query_title", q=query), page.tr("weights_title", h=head)),
-        hovertemplate=page.tr("hover_weight", r="%{y}", c="%{x}", v="%{z:.3f}") + "<extra></extra>",
-        source=cache_vit.png_source(rgb),
-    ), "attention_chart")  # fmt: skip
+    page.chart(
+        figs.attention_figure(
+            rgb,
+            P,
+            query,
+            T * a_q[1:].reshape(g, g),
+            titles=(page.tr("query_title", q=query), page.tr("weights_title", h=head)),
+            hovertemplate=page.tr("hover_weight", r="%{y}", c="%{x}", v="%{z:.3f}")
+            + "<extra></extra>",
+            source=cache_vit.png_source(rgb),
+        ),
+        "attention_chart",
+    )
     out, ref = vit.torch_mha(z0, w.w_q, w.w_k, w.w_v, w.w_o, HEADS)
     core_out, _ = att.multi_head_attention(z0, w.w_q, w.w_k, w.w_v, w.w_o, HEADS)
     gap_t = max(float(np.abs(out - s.out).max()), float(np.abs(ref - s.weights).max()))
     gap_c = float(np.abs(core_out - s.out).max())
     wrong = vit.mhsa_steps(z0, w.w_q, w.w_k, w.w_v, w.w_o, HEADS, scale=1 / np.sqrt(HEADS))
     page.formula(
-        "attention", T=T, D=D_MODEL, h=HEADS, d=d, sqrt_d=f"{np.sqrt(d):.2f}", q=query,
-        cls=f"{a_q[0]:.4f}", top=f"{a_q.max():.4f}", uniform=f"{1 / T:.4f}",
+        "attention",
+        T=T,
+        D=D_MODEL,
+        h=HEADS,
+        d=d,
+        sqrt_d=f"{np.sqrt(d):.2f}",
+        q=query,
+        cls=f"{a_q[0]:.4f}",
+        top=f"{a_q.max():.4f}",
+        uniform=f"{1 / T:.4f}",
         checks=[
             kit.Check(page.tr("check_torch"), gap_t < 1e-10, f"max |Δ| = {gap_t:.0e}"),
             kit.Check(page.tr("check_core"), gap_c < 1e-10, f"max |Δ| = {gap_c:.0e}"),
             kit.Check(page.tr("check_rows"), bool(np.allclose(s.weights.sum(-1), 1))),
-            kit.Check(page.tr("check_sqrt_h", h=HEADS, d=d),
-                      float(np.abs(wrong.weights - s.weights).max()) > 1e-6,
-                      f"max |Δa| = {np.abs(wrong.weights - s.weights).max():.3f}"),
+            kit.Check(
+                page.tr("check_sqrt_h", h=HEADS, d=d),
+                float(np.abs(wrong.weights - s.weights).max()) > 1e-6,
+                f"max |Δa| = {np.abs(wrong.weights - s.weights).max():.3f}",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("cost")
@@ -132,23 +175,41 @@ def cost() -> None:
     P = page.select_slider("cost_P", COST_PATCHES, 16)
     costs = [vit.vit_cost(COST_SIDE, p, COST_D, COST_HEADS) for p in COST_PATCHES]
     k = vit.vit_cost(COST_SIDE, P, COST_D, COST_HEADS)
-    page.chart(figs.cost_figure(
-        COST_PATCHES, np.array([c.tokens for c in costs], float),
-        np.array([c.entries for c in costs], float), P, title=page.tr("cost_title"),
-        x_title=page.tr("P_axis"), y_title=page.tr("count_axis"),
-        names=(page.tr("tokens_name"), page.tr("entries_name")),
-    ), "cost_chart")  # fmt: skip
+    page.chart(
+        figs.cost_figure(
+            COST_PATCHES,
+            np.array([c.tokens for c in costs], float),
+            np.array([c.entries for c in costs], float),
+            P,
+            title=page.tr("cost_title"),
+            x_title=page.tr("P_axis"),
+            y_title=page.tr("count_axis"),
+            names=(page.tr("tokens_name"), page.tr("entries_name")),
+        ),
+        "cost_chart",
+    )
     b16 = vit.vit_cost(COST_SIDE, 16, COST_D, COST_HEADS)
     page.formula(
-        "cost", S=COST_SIDE, P=P, g=COST_SIDE // P, N=tex.num(k.patches), T=tex.num(k.tokens),
-        h=COST_HEADS, D=COST_D, entries=tex.num(k.entries), flops=tex.num(k.flops),
-        PPC=tex.num(k.patch_dim), ratio=f"{k.entries / b16.entries:.3g}",
+        "cost",
+        S=COST_SIDE,
+        P=P,
+        g=COST_SIDE // P,
+        N=tex.num(k.patches),
+        T=tex.num(k.tokens),
+        h=COST_HEADS,
+        D=COST_D,
+        entries=tex.num(k.entries),
+        flops=tex.num(k.flops),
+        PPC=tex.num(k.patch_dim),
+        ratio=f"{k.entries / b16.entries:.3g}",
         checks=[
             kit.Check(page.tr("check_b16"), b16.tokens == 197, f"{b16.patches} + 1"),
-            kit.Check(page.tr("check_quarter"),
-                      vit.vit_cost(COST_SIDE, 8, COST_D, COST_HEADS).patches == 4 * b16.patches),
+            kit.Check(
+                page.tr("check_quarter"),
+                vit.vit_cost(COST_SIDE, 8, COST_D, COST_HEADS).patches == 4 * b16.patches,
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 page.run()

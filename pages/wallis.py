@@ -22,9 +22,8 @@ page = kit.Page(
     "wallis",
     views=("product", "integrals"),
     exercise=exercises.wallis,
-    code=(w.wallis_partial_products, w.wallis_partial_product_exact, w.wallis_integral,
-          w.sandwich),
-)  # fmt: skip
+    code=(w.wallis_partial_products, w.wallis_partial_product_exact, w.wallis_integral, w.sandwich),
+)
 
 
 @page.view("product")
@@ -34,11 +33,18 @@ def product() -> None:
     n = page.select_slider("n", N_VALUES, 10)
     P = w.wallis_partial_products(n)
     N = np.unique(np.geomspace(1, n, 100).round().astype(int))  # ≤ 100 samples, last = n
-    page.chart(figs.product_figure(
-        N, 2 * P[N - 1], n, titles=(page.tr("product_title"), page.tr("error_title")),
-        x_title=page.tr("N_axis"), y_titles=(page.tr("two_P_axis"), page.tr("error_axis")),
-        names=("2·P_N", "π − 2·P_N", page.tr("asymptote"), page.tr("current_n")),
-    ), "chart")  # fmt: skip
+    page.chart(
+        figs.product_figure(
+            N,
+            2 * P[N - 1],
+            n,
+            titles=(page.tr("product_title"), page.tr("error_title")),
+            x_title=page.tr("N_axis"),
+            y_titles=(page.tr("two_P_axis"), page.tr("error_axis")),
+            names=("2·P_N", "π − 2·P_N", page.tr("asymptote"), page.tr("current_n")),
+        ),
+        "chart",
+    )
     Pn, gap, asymptote = float(P[-1]), math.pi - 2 * float(P[-1]), math.pi / (4 * n)
     lower = math.pi / 2 * (2 * n + 1) / (2 * n + 2)
     shown = range(1, 3) if n > 3 else range(1, n + 1)  # the first factors, then "⋯ last"
@@ -51,19 +57,30 @@ def product() -> None:
         exact = f" = \\frac{{{F.numerator}}}{{{F.denominator}}}"
         checks.append(kit.Check(page.tr("check_exact"), abs(float(F) - 2 * Pn) < 1e-14))
     page.formula(
-        "product", n=n, factors=factors, exact=exact, two_P=f"{2 * Pn:.10f}",
-        gap=tex.sci(gap, 5, moderate=None), asymptote=tex.sci(asymptote, 5, moderate=None),
-        odd=2 * n + 1, even=2 * n + 2, lower=f"{lower:.8f}", P=f"{Pn:.8f}",
+        "product",
+        n=n,
+        factors=factors,
+        exact=exact,
+        two_P=f"{2 * Pn:.10f}",
+        gap=tex.sci(gap, 5, moderate=None),
+        asymptote=tex.sci(asymptote, 5, moderate=None),
+        odd=2 * n + 1,
+        even=2 * n + 2,
+        lower=f"{lower:.8f}",
+        P=f"{Pn:.8f}",
         half_pi=f"{math.pi / 2:.8f}",
         checks=[
             kit.Check(page.tr("check_below_pi"), 2 * Pn < math.pi, f"{2 * Pn:.10f}"),
             kit.Check(page.tr("check_increasing"), bool(np.all(np.diff(P) > 0))),
             kit.Check(page.tr("check_sandwich"), lower <= Pn <= math.pi / 2),
-            kit.Check(page.tr("check_asymptote"), 0.6 <= gap / asymptote <= 1.0,
-                      page.tr("ratio", r=f"{gap / asymptote:.5f}")),
+            kit.Check(
+                page.tr("check_asymptote"),
+                0.6 <= gap / asymptote <= 1.0,
+                page.tr("ratio", r=f"{gap / asymptote:.5f}"),
+            ),
             *checks,
         ],
-    )  # fmt: skip
+    )
 
 
 @page.view("integrals")
@@ -72,10 +89,19 @@ def integrals() -> None:
     """The N slider: the nested integrands, the W_k and the exact sandwich."""
     N = page.slider("N", 0, 20, 2)
     curves = np.stack([np.sin(X) ** (2 * N + j) for j in range(3)])  # sin^{2N}, ^{2N+1}, ^{2N+2}
-    page.chart(figs.integrals_figure(
-        X, curves, K, W_FLOAT, N, titles=(page.tr("integrands_title"), page.tr("W_title")),
-        x_titles=(page.tr("x_axis"), page.tr("k_axis")), y_titles=("sinᵐx", page.tr("W_axis")),
-    ), "integrals_chart")  # fmt: skip
+    page.chart(
+        figs.integrals_figure(
+            X,
+            curves,
+            K,
+            W_FLOAT,
+            N,
+            titles=(page.tr("integrands_title"), page.tr("W_title")),
+            x_titles=(page.tr("x_axis"), page.tr("k_axis")),
+            y_titles=("sinᵐx", page.tr("W_axis")),
+        ),
+        "integrals_chart",
+    )
     W2, W1, W0 = w.sandwich(N)  # W_{2N+2}, W_{2N+1}, W_{2N}
     P_N = w.wallis_partial_product_exact(N) if N else Fraction(1)
     ratio = sympy.Rational(2 * N + 1, 2 * N + 2)
@@ -83,20 +109,33 @@ def integrals() -> None:
     exact = [float(W0), float(W1), float(W2)]
     gap = max(abs(a - b) for a, b in zip(quad, exact, strict=True))
     page.formula(
-        "integrals", m2=2 * N + 2, m1=2 * N + 1, m0=2 * N, N=N,
-        W2=sympy.latex(W2), W1=sympy.latex(W1), W0=sympy.latex(W0),
-        W2_float=f"{float(W2):.6f}", W1_float=f"{float(W1):.6f}", W0_float=f"{float(W0):.6f}",
-        ratio=f"{float(ratio):.6f}", W_ratio=f"{float(W1 / W0):.6f}",
+        "integrals",
+        m2=2 * N + 2,
+        m1=2 * N + 1,
+        m0=2 * N,
+        N=N,
+        W2=sympy.latex(W2),
+        W1=sympy.latex(W1),
+        W0=sympy.latex(W0),
+        W2_float=f"{float(W2):.6f}",
+        W1_float=f"{float(W1):.6f}",
+        W0_float=f"{float(W0):.6f}",
+        ratio=f"{float(ratio):.6f}",
+        W_ratio=f"{float(W1 / W0):.6f}",
         checks=[
             kit.Check(page.tr("check_recurrence"), sympy.simplify(W2 - ratio * W0) == 0),
             kit.Check(page.tr("check_order"), bool(W2 <= W1 <= W0)),
-            kit.Check(page.tr("check_ratio"),
-                      sympy.simplify(W1 / W0 - 2 * sympy.Rational(P_N) / sympy.pi) == 0),
-            kit.Check(page.tr("check_quadrature"),
-                      bool(np.allclose(quad, exact, rtol=1e-4, atol=1e-6)),
-                      f"max |Δ| = {gap:.1e}"),
+            kit.Check(
+                page.tr("check_ratio"),
+                sympy.simplify(W1 / W0 - 2 * sympy.Rational(P_N) / sympy.pi) == 0,
+            ),
+            kit.Check(
+                page.tr("check_quadrature"),
+                bool(np.allclose(quad, exact, rtol=1e-4, atol=1e-6)),
+                f"max |Δ| = {gap:.1e}",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 page.run()

@@ -95,17 +95,25 @@ def lsh_collision_curves(
         theta, n_buckets, np.random.default_rng([seed, 1]), trials=trials, dim=dim
     )
     pn = lsh.estimate_collision_probability(
-        theta, n_buckets, np.random.default_rng([seed, 2]), trials=trials, dim=dim,
+        theta,
+        n_buckets,
+        np.random.default_rng([seed, 2]),
+        trials=trials,
+        dim=dim,
         n_hashes=n_hashes,
-    )  # fmt: skip
+    )
     return theta, p1, pn
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def lsh_mass_curve(
-    x: np.ndarray, bucket_options: tuple[int, ...], max_rounds: int, chunk: int, beta: float,
+    x: np.ndarray,
+    bucket_options: tuple[int, ...],
+    max_rounds: int,
+    chunk: int,
+    beta: float,
     seed: int,
-) -> np.ndarray:  # fmt: skip
+) -> np.ndarray:
     """Kept attention mass for every b and n = 1..max_rounds (averaged over draws of R)."""
     from core import lsh
 
@@ -116,12 +124,19 @@ def lsh_mass_curve(
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def routing_recall_curves(
-    n_keys: int, n_queries: int, dim: int, top_k: int, k1: int, k2: int, equal_norms: bool,
+    n_keys: int,
+    n_queries: int,
+    dim: int,
+    top_k: int,
+    k1: int,
+    k2: int,
+    equal_norms: bool,
     seed: int,
-) -> rt.RecallCurves:  # fmt: skip
+) -> rt.RecallCurves:
     """Recall of the true top-K against dot products, flat and hierarchical k-means."""
-    keys, q = toydata.mips_keys(n_keys, n_queries, dim, 12, np.random.default_rng([seed, 1]),
-                           equal_norms=equal_norms)  # fmt: skip
+    keys, q = toydata.mips_keys(
+        n_keys, n_queries, dim, 12, np.random.default_rng([seed, 1]), equal_norms=equal_norms
+    )
     return rt.recall_curves(q, keys, top_k, k1, k2, np.random.default_rng([seed, 2]))
 
 

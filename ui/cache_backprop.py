@@ -99,8 +99,9 @@ def _runs(task: str, lr: float, seed: int, _result: Runs | None = None) -> Runs 
     return _result
 
 
-def training_runs(task: str, lr: float, seed: int,
-                  on_progress: Callable[[float], None] | None = None) -> Runs:  # fmt: skip
+def training_runs(
+    task: str, lr: float, seed: int, on_progress: Callable[[float], None] | None = None
+) -> Runs:
     """The same training by hand (numpy) and by torch (``nn.TransformerEncoderLayer``,
     autograd, SGD), from the same initial numbers: ``(numpy run, torch run)``, cached.
 
@@ -124,7 +125,9 @@ def training_runs(task: str, lr: float, seed: int,
 
         return step
 
-    result = (bp.train(data, model, TRAIN_STEPS, lr, shown, report(0)),
-              bt.train(data, model, TRAIN_STEPS, lr, shown, report(1)))  # fmt: skip
+    result = (
+        bp.train(data, model, TRAIN_STEPS, lr, shown, report(0)),
+        bt.train(data, model, TRAIN_STEPS, lr, shown, report(1)),
+    )
     _runs.clear(task, lr, seed)
     return _runs(task, lr, seed, result) or result

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-COLUMNS = ("col_layer", "col_kind", "col_stride", "col_kernel", "col_in", "col_out",
-           "col_mult_adds", "col_params")  # fmt: skip
+COLUMNS = (
+    "col_layer",
+    "col_kind",
+    "col_stride",
+    "col_kernel",
+    "col_in",
+    "col_out",
+    "col_mult_adds",
+    "col_params",
+)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -30,7 +38,17 @@ def layer_table(alpha: float, side: int, headers: tuple[str, ...]):  # noqa: ANN
 
     from core import convolution as cv
 
-    rows = [(i + 1, layer.kind, layer.stride, layer.kernel, f"{layer.side_in}²×{layer.m}",
-             f"{layer.side_out}²×{layer.n}", layer.cost.mult_adds, layer.cost.params)
-            for i, layer in enumerate(cv.mobilenet_v1_layers(alpha, side))]  # fmt: skip
+    rows = [
+        (
+            i + 1,
+            layer.kind,
+            layer.stride,
+            layer.kernel,
+            f"{layer.side_in}²×{layer.m}",
+            f"{layer.side_out}²×{layer.n}",
+            layer.cost.mult_adds,
+            layer.cost.params,
+        )
+        for i, layer in enumerate(cv.mobilenet_v1_layers(alpha, side))
+    ]
     return pd.DataFrame(rows, columns=list(headers)).set_index(headers[0])

@@ -23,15 +23,17 @@ def shared_input(side: int, seed: int, sharpness: float) -> gallery.GalleryInput
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def scores(side: int, seed: int, sharpness: float,
-           settings: gallery.Settings) -> list[gallery.Score]:  # fmt: skip
+def scores(
+    side: int, seed: int, sharpness: float, settings: gallery.Settings
+) -> list[gallery.Score]:
     """Every method scored against full attention on the shared input."""
     return gallery.compare(shared_input(side, seed, sharpness), settings, seed)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def method_rows(side: int, seed: int, sharpness: float, settings: gallery.Settings,
-                method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:  # fmt: skip
+def method_rows(
+    side: int, seed: int, sharpness: float, settings: gallery.Settings, method: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(weights (N, N) float32, per-query relative error (N,), mask or None)``."""
     inp = shared_input(side, seed, sharpness)
     full = gallery.run("full", inp)
@@ -45,14 +47,24 @@ def limits(side: int, seed: int, sharpness: float) -> dict[str, float]:
     """Each method's relative error at its dense limit (``core.gallery.dense_limit``)."""
     inp = shared_input(side, seed, sharpness)
     full = gallery.run("full", inp)
-    return {m: gallery.relative_error(gallery.run(m, inp, gallery.dense_limit(m, side),
-                                                  seed).out, full.out)
-            for m in gallery.METHODS if m != "linear"}  # fmt: skip
+    return {
+        m: gallery.relative_error(
+            gallery.run(m, inp, gallery.dense_limit(m, side), seed).out, full.out
+        )
+        for m in gallery.METHODS
+        if m != "linear"
+    }
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def timing_at(side: int, methods: tuple[str, ...], seed: int, sharpness: float,
-              settings: gallery.Settings, run: int) -> np.ndarray:  # fmt: skip
+def timing_at(
+    side: int,
+    methods: tuple[str, ...],
+    seed: int,
+    sharpness: float,
+    settings: gallery.Settings,
+    run: int,
+) -> np.ndarray:
     """Median seconds of each method at one map side (``core.gallery.time_methods``); ``run``
     counts the student's "measure again" presses, so a new press measures anew."""
 

@@ -78,9 +78,10 @@ def _worker() -> TrainingWorker:
 
 
 def train(
-    spec: TrainSpec, on_progress: Callable[[int, Array], None] | None = None,
+    spec: TrainSpec,
+    on_progress: Callable[[int, Array], None] | None = None,
     on_wait: Callable[[], None] | None = None,
-) -> Trained:  # fmt: skip
+) -> Trained:
     """Train ``spec``'s denoiser now, in the training process, cache it and return it.
 
     Args:
@@ -184,35 +185,54 @@ def _summary(run: rv.SampleRun) -> RunSummary:
     along = np.unique(np.round(np.linspace(0, len(run.steps) - 1, TRAJECTORY_POINTS)).astype(int))
     m = N_TRAJECTORIES
     return RunSummary(
-        run.steps, run.steps[frames], run.path[frames, :N_SHOWN],
-        run.path[along, :m].transpose(1, 0, 2), run.path[frames, :m], run.path[-1],
-        run.evaluations, run.path[1, :m],
-    )  # fmt: skip
+        run.steps,
+        run.steps[frames],
+        run.path[frames, :N_SHOWN],
+        run.path[along, :m].transpose(1, 0, 2),
+        run.path[frames, :m],
+        run.path[-1],
+        run.evaluations,
+        run.path[1, :m],
+    )
 
 
 def _start_noise(seed: int, n: int) -> Array:
     return np.random.default_rng([seed, 2]).standard_normal((n, 2))
 
 
-def _run(spec: TrainSpec, source: str, sampler: str, n_steps: int, eta: float,
-         variance: str, trained: Trained | None) -> RunSummary:  # fmt: skip
+def _run(
+    spec: TrainSpec,
+    source: str,
+    sampler: str,
+    n_steps: int,
+    eta: float,
+    variance: str,
+    trained: Trained | None,
+) -> RunSummary:
     model = eps_model(spec, source, trained)
-    run = rv.sample(_start_noise(spec.seed, N_PARTICLES), model, spec.schedule(), sampler,  # type: ignore[arg-type]
-                    n_steps, np.random.default_rng([spec.seed, 3]), eta=eta,
-                    variance=variance)  # type: ignore[arg-type]  # fmt: skip
+    run = rv.sample(
+        _start_noise(spec.seed, N_PARTICLES),
+        model,
+        spec.schedule(),
+        sampler,  # type: ignore[arg-type]
+        n_steps,
+        np.random.default_rng([spec.seed, 3]),
+        eta=eta,
+        variance=variance,
+    )  # type: ignore[arg-type]
     return _summary(run)
 
 
 @st.cache_data(max_entries=24, show_spinner=False)
-def exact_run(spec: TrainSpec, sampler: str, n_steps: int, eta: float, variance: str
-              ) -> RunSummary:  # fmt: skip
+def exact_run(spec: TrainSpec, sampler: str, n_steps: int, eta: float, variance: str) -> RunSummary:
     """A run of ``sampler`` with the exact ε* of the spec's mixture."""
     return _run(_exact_key(spec), "exact", sampler, n_steps, eta, variance, None)
 
 
 @st.cache_data(max_entries=24, show_spinner=False)
-def learned_run(spec: TrainSpec, sampler: str, n_steps: int, eta: float, variance: str,
-                _trained: Trained) -> RunSummary:  # fmt: skip
+def learned_run(
+    spec: TrainSpec, sampler: str, n_steps: int, eta: float, variance: str, _trained: Trained
+) -> RunSummary:
     """A run of ``sampler`` with the spec's trained denoiser (same start noise as exact)."""
     return _run(spec, "learned", sampler, n_steps, eta, variance, _trained)
 
@@ -242,8 +262,15 @@ def _quality(spec: TrainSpec, model: rv.EpsModel) -> Quality:
     for sampler, eta in (("ddim", 0.0), ("ddim", 1.0), ("heun", 0.0)):
         calls, dist = [], []
         for S in counts:
-            run = rv.sample(x_T, model, s, sampler, S, np.random.default_rng([spec.seed, 6, S]),  # type: ignore[arg-type]
-                            eta=eta)  # fmt: skip
+            run = rv.sample(
+                x_T,
+                model,
+                s,
+                sampler,
+                S,
+                np.random.default_rng([spec.seed, 6, S]),  # type: ignore[arg-type]
+                eta=eta,
+            )
             calls.append(run.evaluations)
             dist.append(rv.sliced_wasserstein(run.path[-1], ref))
         name = f"{sampler}_eta{eta:g}" if sampler == "ddim" else sampler
@@ -273,5 +300,12 @@ def minimum_loss(spec: TrainSpec) -> float | None:
     mix = spec.data.mixture()
     if mix is None:
         return None
-    return rv.minimum_loss(mix.means, mix.stds, mix.weights, spec.schedule(),
-                           spec.prediction, 20_000, np.random.default_rng([spec.seed, 9]))  # type: ignore[arg-type]  # fmt: skip
+    return rv.minimum_loss(
+        mix.means,
+        mix.stds,
+        mix.weights,
+        spec.schedule(),
+        spec.prediction,
+        20_000,
+        np.random.default_rng([spec.seed, 9]),
+    )  # type: ignore[arg-type]

@@ -100,8 +100,15 @@ def train(key: Key, on_progress: Callable[[int, Array], None] | None = None):  #
     single_threaded_torch()
     n, strength, min_area, seed, tau, steps = key
     run = sc.train_steps(
-        sample_batch()[:n], views(n, strength, min_area, seed, FIXED_DRAW).images, tau, steps,
-        seed, side=SIDE, strength=strength, min_area=min_area, on_progress=on_progress,
-    )  # fmt: skip
+        sample_batch()[:n],
+        views(n, strength, min_area, seed, FIXED_DRAW).images,
+        tau,
+        steps,
+        seed,
+        side=SIDE,
+        strength=strength,
+        min_area=min_area,
+        on_progress=on_progress,
+    )
     _runs.clear(key)
     return _runs(key, run) or run

@@ -107,19 +107,29 @@ def softmax(rng: np.random.Generator) -> Exercise:
             question=t("softmax.ex_top_q", u=logits, T=f"{T:g}"),
             answer=round(p, 3),
             tolerance=0.01,
-            explanation=t("softmax.ex_top_how", T=f"{T:g}", top=f"{top:g}", z=_vec(shifted),
-                          denom=_n(float(np.exp(shifted).sum())), p=f"{p:.3f}"),
-        )  # fmt: skip
+            explanation=t(
+                "softmax.ex_top_how",
+                T=f"{T:g}",
+                top=f"{top:g}",
+                z=_vec(shifted),
+                denom=_n(float(np.exp(shifted).sum())),
+                p=f"{p:.3f}",
+            ),
+        )
     T = _top_probability_threshold(u)
     gap = float(top - np.sort(u)[-2])
     return Exercise(
         question=t("softmax.ex_threshold_q", u=logits),
         answer=float(f"{T:.3g}"),
         tolerance=0.1 * T,
-        explanation=t("softmax.ex_threshold_how", T=f"{T:.3g}",
-                      p=f"{float(sm.softmax(u, T).max()):.3f}", gap=f"{gap:g}",
-                      approx=f"{gap / math.log(9):.3g}"),
-    )  # fmt: skip
+        explanation=t(
+            "softmax.ex_threshold_how",
+            T=f"{T:.3g}",
+            p=f"{float(sm.softmax(u, T).max()):.3f}",
+            gap=f"{gap:g}",
+            approx=f"{gap / math.log(9):.3g}",
+        ),
+    )
 
 
 # ---- attention maps -----------------------------------------------------------------------
@@ -138,14 +148,19 @@ def attention_maps(rng: np.random.Generator) -> Exercise:
     _, w = att.scaled_dot_product_attention(q, k, np.eye(4))
     a = float(w[0, j])
     return Exercise(
-        question=t("attention_maps.ex_weight_q", s=_vec(scores), d=d, j=j + 1,
-                   js=_sub(j + 1)),
+        question=t("attention_maps.ex_weight_q", s=_vec(scores), d=d, j=j + 1, js=_sub(j + 1)),
         answer=round(a, 3),
         tolerance=0.01,
-        explanation=t("attention_maps.ex_weight_how", root=f"{math.sqrt(d):g}", z=_vec(z),
-                      js=_sub(j + 1), num=_n(math.exp(z[j])), denom=_n(float(np.exp(z).sum())),
-                      a=f"{a:.3f}"),
-    )  # fmt: skip
+        explanation=t(
+            "attention_maps.ex_weight_how",
+            root=f"{math.sqrt(d):g}",
+            z=_vec(z),
+            js=_sub(j + 1),
+            num=_n(math.exp(z[j])),
+            denom=_n(float(np.exp(z).sum())),
+            a=f"{a:.3f}",
+        ),
+    )
 
 
 # ---- sparse attention ---------------------------------------------------------------------
@@ -165,9 +180,10 @@ def sparse_attention(rng: np.random.Generator) -> Exercise:
     return Exercise(
         question=t("sparse_attention.ex_count_q", n=n, last=n - 1, pattern=pattern, i=i),
         answer=float(len(keys)),
-        explanation=t("sparse_attention.ex_count_how", i=i, keys=_ranges(keys),
-                      count=len(keys), n=n),
-    )  # fmt: skip
+        explanation=t(
+            "sparse_attention.ex_count_how", i=i, keys=_ranges(keys), count=len(keys), n=n
+        ),
+    )
 
 
 # ---- linear attention ---------------------------------------------------------------------
@@ -189,9 +205,15 @@ def linear_attention(rng: np.random.Generator) -> Exercise:
         return Exercise(
             question=t("linear_attention.ex_cost_q", N=N, d=d),
             answer=float(quadratic / linear),
-            explanation=t("linear_attention.ex_cost_how", N=N, d=d, quadratic=f"{quadratic:,}",
-                          linear=f"{linear:,}", ratio=f"{quadratic / linear:g}"),
-        )  # fmt: skip
+            explanation=t(
+                "linear_attention.ex_cost_how",
+                N=N,
+                d=d,
+                quadratic=f"{quadratic:,}",
+                linear=f"{linear:,}",
+                ratio=f"{quadratic / linear:g}",
+            ),
+        )
     dim = int(rng.integers(2, 4))
     values = np.array([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0])
     q, k = rng.choice(values, size=dim), rng.choice(values, size=dim)
@@ -201,9 +223,10 @@ def linear_attention(rng: np.random.Generator) -> Exercise:
         question=t("linear_attention.ex_feature_q", q=_vec(q), k=_vec(k)),
         answer=round(score, 3),
         tolerance=0.01,
-        explanation=t("linear_attention.ex_feature_how", fq=_vec(fq, 3), fk=_vec(fk, 3),
-                      score=f"{score:.3f}"),
-    )  # fmt: skip
+        explanation=t(
+            "linear_attention.ex_feature_how", fq=_vec(fq, 3), fk=_vec(fk, 3), score=f"{score:.3f}"
+        ),
+    )
 
 
 # ---- PVT spatial reduction ----------------------------------------------------------------
@@ -219,9 +242,10 @@ def pvt_sra(rng: np.random.Generator) -> Exercise:
         return Exercise(
             question=t("pvt_sra.ex_map_q", R=R, H=H, W=W, N=N),
             answer=float(kv),
-            explanation=t("pvt_sra.ex_map_how", R=R, H=H, W=W, a=H // R, b=W // R, kv=kv, N=N,
-                          R2=R * R),
-        )  # fmt: skip
+            explanation=t(
+                "pvt_sra.ex_map_how", R=R, H=H, W=W, a=H // R, b=W // R, kv=kv, N=N, R2=R * R
+            ),
+        )
     size = int(rng.choice(np.arange(224, 641, 32)))
     stage = int(rng.integers(1, 5))
     row = sra.pvt_stages(size)[stage - 1]
@@ -229,10 +253,18 @@ def pvt_sra(rng: np.random.Generator) -> Exercise:
     return Exercise(
         question=t("pvt_sra.ex_kv_q", size=size, stage=stage, stride=size // side, R=R),
         answer=float(row.kv_tokens),
-        explanation=t("pvt_sra.ex_kv_how", size=size, stride=size // side, side=side,
-                      N=row.tokens, R=R, R2=R * R, kv=row.kv_tokens,
-                      sr=size // side * R),
-    )  # fmt: skip
+        explanation=t(
+            "pvt_sra.ex_kv_how",
+            size=size,
+            stride=size // side,
+            side=side,
+            N=row.tokens,
+            R=R,
+            R2=R * R,
+            kv=row.kv_tokens,
+            sr=size // side * R,
+        ),
+    )
 
 
 # ---- Swin windows -------------------------------------------------------------------------
@@ -248,18 +280,27 @@ def swin_windows(rng: np.random.Generator) -> Exercise:
         return Exercise(
             question=t("swin_windows.ex_count_q", H=H, W=W, M=M),
             answer=float(n_windows),
-            explanation=t("swin_windows.ex_count_how", H=H, W=W, M=M, a=H // M, b=W // M,
-                          nW=n_windows, tokens=M * M),
-        )  # fmt: skip
+            explanation=t(
+                "swin_windows.ex_count_how",
+                H=H,
+                W=W,
+                M=M,
+                a=H // M,
+                b=W // M,
+                nW=n_windows,
+                tokens=M * M,
+            ),
+        )
     s = M // 2
     masks = win.shifted_window_mask(H, W, M, s)  # (nW, M², M²), True = same region
     mixed = int((~masks.all(axis=(1, 2))).sum())
     return Exercise(
         question=t("swin_windows.ex_mixed_q", H=H, W=W, M=M, s=s, nW=n_windows),
         answer=float(mixed),
-        explanation=t("swin_windows.ex_mixed_how", a=H // M, b=W // M, mixed=mixed,
-                      whole=n_windows - mixed),
-    )  # fmt: skip
+        explanation=t(
+            "swin_windows.ex_mixed_how", a=H // M, b=W // M, mixed=mixed, whole=n_windows - mixed
+        ),
+    )
 
 
 # ---- Reformer LSH -------------------------------------------------------------------------
@@ -277,7 +318,7 @@ def reformer_lsh(rng: np.random.Generator) -> Exercise:
             question=t("reformer_lsh.ex_negate_q", b=b, last=b - 1, h=h),
             answer=float(h_neg),
             explanation=t("reformer_lsh.ex_negate_how", b=b, half=b // 2, h=h, ans=h_neg),
-        )  # fmt: skip
+        )
     degrees = int(rng.integers(2, 35)) * 5  # 10° … 170°
     p = float(lsh.collision_probability_two_buckets(math.radians(degrees)))
     if kind == "angle":
@@ -285,18 +326,25 @@ def reformer_lsh(rng: np.random.Generator) -> Exercise:
             question=t("reformer_lsh.ex_angle_q", deg=degrees),
             answer=round(p, 3),
             tolerance=0.01,
-            explanation=t("reformer_lsh.ex_angle_how", deg=degrees, split=f"{1 - p:.3f}",
-                          p=f"{p:.3f}"),
-        )  # fmt: skip
+            explanation=t(
+                "reformer_lsh.ex_angle_how", deg=degrees, split=f"{1 - p:.3f}", p=f"{p:.3f}"
+            ),
+        )
     rounds = int(rng.integers(2, 7))
     anyp = float(lsh.any_round_probability(p, rounds))
     return Exercise(
         question=t("reformer_lsh.ex_rounds_q", deg=degrees, n=rounds),
         answer=round(anyp, 3),
         tolerance=0.01,
-        explanation=t("reformer_lsh.ex_rounds_how", deg=degrees, n=rounds, p=f"{p:.3f}",
-                      miss=f"{(1 - p) ** rounds:.3f}", ans=f"{anyp:.3f}"),
-    )  # fmt: skip
+        explanation=t(
+            "reformer_lsh.ex_rounds_how",
+            deg=degrees,
+            n=rounds,
+            p=f"{p:.3f}",
+            miss=f"{(1 - p) ** rounds:.3f}",
+            ans=f"{anyp:.3f}",
+        ),
+    )
 
 
 # ---- routing by clustering ----------------------------------------------------------------
@@ -314,12 +362,17 @@ def routing_clustering(rng: np.random.Generator) -> Exercise:
         j = int(rt.assign(x[None], mu)[0])
         options = tuple(f"μ{_sub(m + 1)}" for m in range(3))
         return Exercise(
-            question=t("routing_clustering.ex_assign_q", mu1=_vec(mu[0]), mu2=_vec(mu[1]),
-                       mu3=_vec(mu[2]), x=_vec(x)),
+            question=t(
+                "routing_clustering.ex_assign_q",
+                mu1=_vec(mu[0]),
+                mu2=_vec(mu[1]),
+                mu3=_vec(mu[2]),
+                x=_vec(x),
+            ),
             answer=options[j],
             options=options,
             explanation=t("routing_clustering.ex_assign_how", d2=_vec(d2), best=options[j]),
-        )  # fmt: skip
+        )
     k = int(rng.integers(2, 5))
     N = int(rng.integers(3 * k, 17))
     sizes = 1 + rng.multinomial(N - k, np.full(k, 1 / k))
@@ -328,10 +381,14 @@ def routing_clustering(rng: np.random.Generator) -> Exercise:
     return Exercise(
         question=t("routing_clustering.ex_pairs_q", N=N, k=k, sizes=_vec(sizes), N2=N * N),
         answer=float(pairs),
-        explanation=t("routing_clustering.ex_pairs_how",
-                      terms=" + ".join(f"{int(s)}²" for s in sizes), pairs=pairs, N2=N * N,
-                      ratio=f"{N * N / pairs:.1f}"),
-    )  # fmt: skip
+        explanation=t(
+            "routing_clustering.ex_pairs_how",
+            terms=" + ".join(f"{int(s)}²" for s in sizes),
+            pairs=pairs,
+            N2=N * N,
+            ratio=f"{N * N / pairs:.1f}",
+        ),
+    )
 
 
 # ---- Wallis -------------------------------------------------------------------------------
@@ -350,9 +407,14 @@ def wallis(rng: np.random.Generator) -> Exercise:
             question=t("wallis.ex_gap_q", n=n),
             answer=float(f"{gap:.4g}"),
             tolerance=0.1 * gap,
-            explanation=t("wallis.ex_gap_how", n=n, approx=f"{math.pi / (4 * n):.4g}",
-                          two_P=f"{2 * P_n:.6f}", gap=f"{gap:.4g}"),
-        )  # fmt: skip
+            explanation=t(
+                "wallis.ex_gap_how",
+                n=n,
+                approx=f"{math.pi / (4 * n):.4g}",
+                two_P=f"{2 * P_n:.6f}",
+                gap=f"{gap:.4g}",
+            ),
+        )
     if kind == "factors":
         level = 3 + int(rng.integers(0, 141)) / 1000  # 3.000 … 3.140
         two_P = 2 * w.wallis_partial_products(5000)
@@ -361,11 +423,17 @@ def wallis(rng: np.random.Generator) -> Exercise:
             question=t("wallis.ex_factors_q", level=f"{level:g}"),
             answer=float(N),
             tolerance=max(1.0, 0.1 * N),
-            explanation=t("wallis.ex_factors_how", level=f"{level:g}", N=N,
-                          approx=f"{math.pi / (4 * (math.pi - level)):.1f}",
-                          before=f"{two_P[N - 2]:.5f}" if N > 1 else "2",
-                          after=f"{two_P[N - 1]:.5f}", prev=_sub(N - 1), n=_sub(N)),
-        )  # fmt: skip
+            explanation=t(
+                "wallis.ex_factors_how",
+                level=f"{level:g}",
+                N=N,
+                approx=f"{math.pi / (4 * (math.pi - level)):.1f}",
+                before=f"{two_P[N - 2]:.5f}" if N > 1 else "2",
+                after=f"{two_P[N - 1]:.5f}",
+                prev=_sub(N - 1),
+                n=_sub(N),
+            ),
+        )
     n = int(rng.integers(2, 13))
     exact = w.wallis_integral(n)
     factors = [f"{m - 1}/{m}" for m in range(n, 1, -2)]
@@ -375,11 +443,15 @@ def wallis(rng: np.random.Generator) -> Exercise:
         question=t("wallis.ex_integral_q", n=_sub(n)),
         answer=round(float(exact), 4),
         tolerance=0.001,
-        explanation=t("wallis.ex_integral_how", n=_sub(n), factors=" · ".join(factors),
-                      base="π/2" if n % 2 == 0 else "1",
-                      exact=str(exact).replace("*", "").replace("pi", "π"),
-                      value=f"{float(exact):.4f}"),
-    )  # fmt: skip
+        explanation=t(
+            "wallis.ex_integral_how",
+            n=_sub(n),
+            factors=" · ".join(factors),
+            base="π/2" if n % 2 == 0 else "1",
+            exact=str(exact).replace("*", "").replace("pi", "π"),
+            value=f"{float(exact):.4f}",
+        ),
+    )
 
 
 # ---- permutations -------------------------------------------------------------------------
@@ -399,9 +471,13 @@ def permutations(rng: np.random.Generator) -> Exercise:
 
     def cycles_text(q: Sequence[int]) -> str:
         lengths = [len(c) for c in pm.cycles(q)]
-        return t("permutations.ex_cycles", cycles=pm.cycle_notation(q),
-                 terms=" + ".join(f"({k} − 1)" for k in lengths) or "0",
-                 count=sum(k - 1 for k in lengths), sign=sgn(pm.sign(q)))  # fmt: skip
+        return t(
+            "permutations.ex_cycles",
+            cycles=pm.cycle_notation(q),
+            terms=" + ".join(f"({k} − 1)" for k in lengths) or "0",
+            count=sum(k - 1 for k in lengths),
+            sign=sgn(pm.sign(q)),
+        )
 
     inv = pm.inversions(p)
     if kind == "sign":
@@ -416,19 +492,28 @@ def permutations(rng: np.random.Generator) -> Exercise:
         return Exercise(
             question=t("permutations.ex_inversions_q", p=pm.one_line(p)),
             answer=float(len(inv)),
-            explanation=t("permutations.ex_inversions_how", count=len(inv), power=_sup(len(inv)),
-                          pairs=", ".join(f"({i} {j})" for i, j in inv) or "—",
-                          sign=sgn(pm.sign(p))),
-        )  # fmt: skip
+            explanation=t(
+                "permutations.ex_inversions_how",
+                count=len(inv),
+                power=_sup(len(inv)),
+                pairs=", ".join(f"({i} {j})" for i, j in inv) or "—",
+                sign=sgn(pm.sign(p)),
+            ),
+        )
     q = pm.random_permutation(n, rng)
     pq = pm.compose(p, q)
     return Exercise(
         question=t("permutations.ex_compose_q", p=pm.one_line(p), q=pm.one_line(q)),
         answer=sgn(pm.sign(pq)),
         options=signs,
-        explanation=t("permutations.ex_compose_how", sp=sgn(pm.sign(p)), sq=sgn(pm.sign(q)),
-                      spq=sgn(pm.sign(pq)), pq=pm.one_line(pq)),
-    )  # fmt: skip
+        explanation=t(
+            "permutations.ex_compose_how",
+            sp=sgn(pm.sign(p)),
+            sq=sgn(pm.sign(q)),
+            spq=sgn(pm.sign(pq)),
+            pq=pm.one_line(pq),
+        ),
+    )
 
 
 # ---- Cayley–Hamilton ----------------------------------------------------------------------
@@ -449,23 +534,30 @@ def cayley_hamilton(rng: np.random.Generator) -> Exercise:
         return Exercise(
             question=t("cayley_hamilton.ex_trace_q", A=text, poly=poly, k=_sub(n - 1)),
             answer=float(c[1]),
-            explanation=t("cayley_hamilton.ex_trace_how", k=_sub(n - 1), diag=diag,
-                          c=_n(c[1])),
-        )  # fmt: skip
+            explanation=t("cayley_hamilton.ex_trace_how", k=_sub(n - 1), diag=diag, c=_n(c[1])),
+        )
     if kind == "constant":
         return Exercise(
             question=t("cayley_hamilton.ex_constant_q", A=text, poly=poly),
             answer=float(c[-1]),
-            explanation=t("cayley_hamilton.ex_constant_how", n=_sup(n), det=_paren(int(A.det())),
-                          c=_n(c[-1])),
-        )  # fmt: skip
+            explanation=t(
+                "cayley_hamilton.ex_constant_how", n=_sup(n), det=_paren(int(A.det())), c=_n(c[-1])
+            ),
+        )
     power, lower = ("A²", "αA") if n == 2 else ("A³", "αA² + βA")
     return Exercise(
         question=t("cayley_hamilton.ex_power_q", A=text, power=power, lower=lower),
         answer=float(-c[-1]),
-        explanation=t("cayley_hamilton.ex_power_how", power=power, poly=poly, c0=_n(c[-1]),
-                      ans=_n(-c[-1]), det=_paren(int(A.det())), n=_sup(n)),
-    )  # fmt: skip
+        explanation=t(
+            "cayley_hamilton.ex_power_how",
+            power=power,
+            poly=poly,
+            c0=_n(c[-1]),
+            ans=_n(-c[-1]),
+            det=_paren(int(A.det())),
+            n=_sup(n),
+        ),
+    )
 
 
 # ---- Set Transformer (torch: imported inside, so other pages do not load it) ---------------
@@ -484,9 +576,16 @@ def set_transformer(rng: np.random.Generator) -> Exercise:
         return Exercise(
             question=t("set_transformer.ex_cost_q", n=n, m=m, sab=sab),
             answer=float(isab),
-            explanation=t("set_transformer.ex_cost_how", n=n, m=m, nm=n * m, isab=isab, sab=sab,
-                          ratio=f"{sab / isab:.3g}"),
-        )  # fmt: skip
+            explanation=t(
+                "set_transformer.ex_cost_how",
+                n=n,
+                m=m,
+                nm=n * m,
+                isab=isab,
+                sab=sab,
+                ratio=f"{sab / isab:.3g}",
+            ),
+        )
     name = ("SAB", "ISAB", "PMA", "sum", "max", "weighted")[int(rng.integers(6))]
     n, seed = int(rng.integers(4, 9)), int(rng.integers(1000))
     isab, sab, pma = stf.seeded_blocks(seed, 2, 16, 4, 2)  # the page's width and heads, m = 2
@@ -498,8 +597,13 @@ def set_transformer(rng: np.random.Generator) -> Exercise:
         "max": lambda z: stf.set_pool(z, "max"),
         "weighted": stf.position_weighted_sum,
     }[name]
-    x = torch.randn(1, n, 2 if name in ("SAB", "ISAB") else 16, dtype=torch.float64,
-                    generator=torch.Generator().manual_seed(seed))  # fmt: skip
+    x = torch.randn(
+        1,
+        n,
+        2 if name in ("SAB", "ISAB") else 16,
+        dtype=torch.float64,
+        generator=torch.Generator().manual_seed(seed),
+    )
     perm = torch.from_numpy(rng.permutation(n))
     # run the block on the set and on the shuffled set: which symmetry holds?
     kind = {"invariant": "same", "equivariant": "rows", "neither": "other"}[
@@ -532,11 +636,20 @@ def lambda_layers(rng: np.random.Generator) -> Exercise:
         question=t("lambda_layers.ex_q", s=s, h=h, k=k, v=v),
         answer=float(f"{answer:.4g}"),
         tolerance=0.02 * answer,
-        explanation=t("lambda_layers.ex_how", s=s, n=f"{att.n:,}", h=h, k=k, v=v,
-                      entries=f"{att.entries:,}", mb=f"{answer:,.4g}",
-                      lam=f"{lam.lambdas:,}", lam_mb=f"{lam.lambdas * 4 / 1e6:,.4g}",
-                      ratio=f"{att.entries / lam.lambdas:,.4g}"),
-    )  # fmt: skip
+        explanation=t(
+            "lambda_layers.ex_how",
+            s=s,
+            n=f"{att.n:,}",
+            h=h,
+            k=k,
+            v=v,
+            entries=f"{att.entries:,}",
+            mb=f"{answer:,.4g}",
+            lam=f"{lam.lambdas:,}",
+            lam_mb=f"{lam.lambdas * 4 / 1e6:,.4g}",
+            ratio=f"{att.entries / lam.lambdas:,.4g}",
+        ),
+    )
 
 
 # ---- Forward diffusion and the DDPM loss ------------------------------------------------
@@ -560,25 +673,37 @@ def forward_diffusion(rng: np.random.Generator) -> Exercise:
         answer = float(dif.q_sample(value, step, s, 0.0))
         return Exercise(
             t("forward_diffusion.ex_mean", x0=shown, t=step, T=T, kind=kind_name, a=f"{a:.4g}"),
-            answer, tolerance=0.005,
-            explanation=t("forward_diffusion.ex_mean_why", a=f"{a:.4g}", x0=factor,
-                          answer=f"{answer:.4f}".replace("-", "−")),
-        )  # fmt: skip
+            answer,
+            tolerance=0.005,
+            explanation=t(
+                "forward_diffusion.ex_mean_why",
+                a=f"{a:.4g}",
+                x0=factor,
+                answer=f"{answer:.4f}".replace("-", "−"),
+            ),
+        )
     if variant == 1:  # the noise's standard deviation: x_t of x₀ = 0 with ε = 1
         step = int(rng.integers(1, T + 1))
         answer = float(dif.q_sample(0.0, step, s, 1.0))
         return Exercise(
-            t("forward_diffusion.ex_std", t=step, T=T, kind=kind_name), answer, tolerance=0.03,
-            explanation=t("forward_diffusion.ex_std_why", a=f"{s.alpha_bars[step - 1]:.4f}",
-                          answer=f"{answer:.4f}"),
-        )  # fmt: skip
+            t("forward_diffusion.ex_std", t=step, T=T, kind=kind_name),
+            answer,
+            tolerance=0.03,
+            explanation=t(
+                "forward_diffusion.ex_std_why",
+                a=f"{s.alpha_bars[step - 1]:.4f}",
+                answer=f"{answer:.4f}",
+            ),
+        )
     crossing = int(np.argmax(dif.snr(s) < 1.0)) + 1  # first t with SNR < 1, i.e. ᾱ_t < 1/2
     return Exercise(
-        t("forward_diffusion.ex_snr", T=T, kind=kind_name), float(crossing),
+        t("forward_diffusion.ex_snr", T=T, kind=kind_name),
+        float(crossing),
         tolerance=max(2.0, 0.03 * T),
-        explanation=t("forward_diffusion.ex_snr_why", t=crossing, T=T,
-                      a=f"{s.alpha_bars[crossing - 1]:.4f}"),
-    )  # fmt: skip
+        explanation=t(
+            "forward_diffusion.ex_snr_why", t=crossing, T=T, a=f"{s.alpha_bars[crossing - 1]:.4f}"
+        ),
+    )
 
 
 DIFFUSION_LOSS_MEANS = [round(0.25 * k, 2) for k in range(-12, 13)]  # the page's sliders: -3 .. 3
@@ -600,11 +725,17 @@ def diffusion_loss(rng: np.random.Generator) -> Exercise:
         beta = 1 - a / a_prev
         answer = (1 - a_prev) / (1 - a) * beta  # β̃ₜ (posterior_coefficients, from these)
         return Exercise(
-            t("diffusion_loss.ex_variance", a_prev=f"{a_prev:.6g}", a=f"{a:.6g}"), answer,
+            t("diffusion_loss.ex_variance", a_prev=f"{a_prev:.6g}", a=f"{a:.6g}"),
+            answer,
             tolerance=0.01 * answer,
-            explanation=t("diffusion_loss.ex_variance_why", beta=f"{beta:.4g}",
-                          a_prev=f"{a_prev:.6g}", a=f"{a:.6g}", answer=f"{answer:.4g}"),
-        )  # fmt: skip
+            explanation=t(
+                "diffusion_loss.ex_variance_why",
+                beta=f"{beta:.4g}",
+                a_prev=f"{a_prev:.6g}",
+                a=f"{a:.6g}",
+                answer=f"{answer:.4g}",
+            ),
+        )
     if variant == 1:  # which schedule keeps more of x₀ at this t
         if rng.random() < 0.4:  # near the end, where the answer flips (cosine's clipped β)
             step = T - int(rng.integers(0, max(1, T // 200)))
@@ -615,19 +746,25 @@ def diffusion_loss(rng: np.random.Generator) -> Exercise:
         )
         options = (t("diffusion_loss.kind_linear"), t("diffusion_loss.kind_cosine"))
         return Exercise(
-            t("diffusion_loss.ex_schedule", t=step, T=T), options[int(cosine > linear)],
+            t("diffusion_loss.ex_schedule", t=step, T=T),
+            options[int(cosine > linear)],
             options=options,
-            explanation=t("diffusion_loss.ex_schedule_why", t=step, linear=f"{linear:.4g}",
-                          cosine=f"{cosine:.4g}"),
-        )  # fmt: skip
+            explanation=t(
+                "diffusion_loss.ex_schedule_why",
+                t=step,
+                linear=f"{linear:.4g}",
+                cosine=f"{cosine:.4g}",
+            ),
+        )
     m_p, m_q = (float(v) for v in rng.choice(DIFFUSION_LOSS_MEANS, 2))
     v_p, v_q = (float(v) for v in rng.choice(DIFFUSION_LOSS_VARIANCES, 2))
     answer = float(dif.gaussian_kl(m_p, v_p, m_q, v_q))
     return Exercise(
         t("diffusion_loss.ex_kl", m_p=f"{m_p:g}", v_p=f"{v_p:g}", m_q=f"{m_q:g}", v_q=f"{v_q:g}"),
-        answer, tolerance=max(0.01 * answer, 0.001),
+        answer,
+        tolerance=max(0.01 * answer, 0.001),
         explanation=t("diffusion_loss.ex_kl_why", answer=f"{answer:.4f}"),
-    )  # fmt: skip
+    )
 
 
 # ---- Diffusion parameterisations ----------------------------------------------------------
@@ -651,19 +788,33 @@ def diffusion_parameterisations(rng: np.random.Generator) -> Exercise:
         answer = float(rev.x0_loss_weights(s_seen, "eps")[0])
         return Exercise(
             t("diffusion_parameterisations.ex_weight", t=step, kind=kind_name, a=f"{a:.4f}"),
-            answer, tolerance=0.01 * answer,
-            explanation=t("diffusion_parameterisations.ex_weight_why", a=f"{a:.4f}",
-                          answer=_n(answer)),
-        )  # fmt: skip
+            answer,
+            tolerance=0.01 * answer,
+            explanation=t(
+                "diffusion_parameterisations.ex_weight_why", a=f"{a:.4f}", answer=_n(answer)
+            ),
+        )
     x_t, value = (float(x) for x in np.round(rng.uniform(-1.5, 1.5, 2), 2))
     answer = float(rev.convert(np.array([x_t]), 1, np.array([value]), kind, "x0", s_seen)[0])
     return Exercise(
-        t(f"diffusion_parameterisations.ex_{kind}", t=step, kind=kind_name, a=f"{a:.4f}",
-          xt=_n(x_t), value=_n(value)),
-        round(answer, 4), tolerance=0.01,
-        explanation=t(f"diffusion_parameterisations.ex_{kind}_why", a=f"{a:.4f}",
-                      ra=f"{math.sqrt(a):.4f}", rb=f"{math.sqrt(1 - a):.4f}", answer=_n(answer)),
-    )  # fmt: skip
+        t(
+            f"diffusion_parameterisations.ex_{kind}",
+            t=step,
+            kind=kind_name,
+            a=f"{a:.4f}",
+            xt=_n(x_t),
+            value=_n(value),
+        ),
+        round(answer, 4),
+        tolerance=0.01,
+        explanation=t(
+            f"diffusion_parameterisations.ex_{kind}_why",
+            a=f"{a:.4f}",
+            ra=f"{math.sqrt(a):.4f}",
+            rb=f"{math.sqrt(1 - a):.4f}",
+            answer=_n(answer),
+        ),
+    )
 
 
 # ---- Reverse diffusion ------------------------------------------------------------------
@@ -691,8 +842,13 @@ def reverse_diffusion(rng: np.random.Generator) -> Exercise:
         answer = float(rv.ddim_step([x], step, tp, [eps], s, 0.0)[0])
         x0 = float(rv.to_x0([x], step, [eps], "eps", s)[0])
         q, how = "ex_ddim_q", "ex_ddim_how"
-        extra = {"tp": str(tp), "ap": _n(ap, 5), "x0": _n(x0), "rap": _n(math.sqrt(ap)),
-                 "rbp": _n(math.sqrt(1 - ap))}  # fmt: skip
+        extra = {
+            "tp": str(tp),
+            "ap": _n(ap, 5),
+            "x0": _n(x0),
+            "rap": _n(math.sqrt(ap)),
+            "rbp": _n(math.sqrt(1 - ap)),
+        }
     else:
         mu = round(float(rng.choice([-1.0, -0.5, 0.5, 1.0, 1.5])), 1)
         sd = float(rng.choice([0.1, 0.2, 0.5, 1.0]))
@@ -701,10 +857,11 @@ def reverse_diffusion(rng: np.random.Generator) -> Exercise:
         extra = {"mu": _n(mu), "s": _n(sd), "s2": _n(a * sd**2 + 1 - a)}
     values = {**common, **extra, "ans": _n(answer)}
     return Exercise(
-        question=t(f"reverse_diffusion.{q}", **values), answer=round(answer, 4),
+        question=t(f"reverse_diffusion.{q}", **values),
+        answer=round(answer, 4),
         tolerance=max(0.01, 0.01 * abs(answer)),
         explanation=t(f"reverse_diffusion.{how}", **values),
-    )  # fmt: skip
+    )
 
 
 # ---- Transformer families ----------------------------------------------------------------
@@ -723,10 +880,19 @@ def transformer_families(rng: np.random.Generator) -> Exercise:
         mb = size.bytes / 1e6
         return Exercise(
             question=t("transformer_families.ex_cache_q", L=L, D=D, n=n, b=b),
-            answer=float(f"{mb:.4g}"), tolerance=0.01 * mb,
-            explanation=t("transformer_families.ex_cache_how", L=L, D=D, n=n, b=b,
-                          numbers=f"{size.numbers:,}", bytes=f"{size.bytes:,}", mb=f"{mb:,.4g}"),
-        )  # fmt: skip
+            answer=float(f"{mb:.4g}"),
+            tolerance=0.01 * mb,
+            explanation=t(
+                "transformer_families.ex_cache_how",
+                L=L,
+                D=D,
+                n=n,
+                b=b,
+                numbers=f"{size.numbers:,}",
+                bytes=f"{size.bytes:,}",
+                mb=f"{mb:,.4g}",
+            ),
+        )
     D = int(rng.choice([64, 128, 256, 512, 768]))
     F = D * int(rng.choice([2, 4]))
     h = int(rng.choice([1, 2, 4, 8]))
@@ -734,9 +900,14 @@ def transformer_families(rng: np.random.Generator) -> Exercise:
     return Exercise(
         question=t("transformer_families.ex_params_q", D=D, F=F, h=h),
         answer=float(p.total),
-        explanation=t("transformer_families.ex_params_how", attn=f"{p.self_attention:,}",
-                      ffn=f"{p.feed_forward:,}", norms=f"{p.norms:,}", total=f"{p.total:,}"),
-    )  # fmt: skip
+        explanation=t(
+            "transformer_families.ex_params_how",
+            attn=f"{p.self_attention:,}",
+            ffn=f"{p.feed_forward:,}",
+            norms=f"{p.norms:,}",
+            total=f"{p.total:,}",
+        ),
+    )
 
 
 # ---- Depthwise separable convolution -------------------------------------------------------
@@ -750,9 +921,17 @@ def depthwise_separable(rng: np.random.Generator) -> Exercise:
     m, n = (int(c) for c in rng.choice([16, 32, 64, 128, 256, 512], size=2))
     f = int(rng.choice([7, 14, 28, 56]))
     standard, separable = cv.standard_conv_cost(k, m, n, f), cv.depthwise_separable_cost(k, m, n, f)
-    values = {"k": k, "m": m, "n": n, "f": f, "dw": f"{separable.depthwise.mult_adds:,}",
-              "pw": f"{separable.pointwise.mult_adds:,}", "sep": f"{separable.mult_adds:,}",
-              "std": f"{standard.mult_adds:,}", "kk": k * k}  # fmt: skip
+    values = {
+        "k": k,
+        "m": m,
+        "n": n,
+        "f": f,
+        "dw": f"{separable.depthwise.mult_adds:,}",
+        "pw": f"{separable.pointwise.mult_adds:,}",
+        "sep": f"{separable.mult_adds:,}",
+        "std": f"{standard.mult_adds:,}",
+        "kk": k * k,
+    }
     if _kind(rng, ("ratio", "count")) == "ratio":
         ratio = float(cv.cost_ratio(k, n))
         return Exercise(
@@ -789,9 +968,14 @@ def backprop_by_hand(rng: np.random.Generator) -> Exercise:
         question=t("backprop_by_hand.ex_q", a=_vec(a), g=_vec(g), j=_sub(j + 1)),
         answer=round(answer, 4),
         tolerance=5e-4,
-        explanation=t("backprop_by_hand.ex_how", j=_sub(j + 1), ga=_n(float(g @ a)),
-                      answer=_n(answer), course=_n(course)),
-    )  # fmt: skip
+        explanation=t(
+            "backprop_by_hand.ex_how",
+            j=_sub(j + 1),
+            ga=_n(float(g @ a)),
+            answer=_n(answer),
+            course=_n(course),
+        ),
+    )
 
 
 # ---- SimCLR -------------------------------------------------------------------------------
@@ -810,7 +994,7 @@ def simclr(rng: np.random.Generator) -> Exercise:
             answer=round(answer, 3),
             tolerance=0.01,
             explanation=t("simclr.ex_collapse_how", two_n1=2 * n - 1, loss=f"{answer:.3f}"),
-        )  # fmt: skip
+        )
     z = rng.standard_normal((2 * n, 3))
     z[n:] = z[:n] + 0.6 * rng.standard_normal((n, 3))  # view 2 near view 1 of each image
     # the similarities of anchor view 1 (row 0) as the question shows them, to two decimals;
@@ -820,13 +1004,20 @@ def simclr(rng: np.random.Generator) -> Exercise:
     answer = float(-np.log(probs[n]))
     listed = ", ".join(f"{row[k]:.2f}".replace("-", "−") for k in range(1, 2 * n) if k != n)
     return Exercise(
-        question=t("simclr.ex_row_q", n=n, two_n=2 * n, tau=f"{tau:g}",
-                   s_pos=f"{row[n]:.2f}".replace("-", "−"), negatives=listed),
+        question=t(
+            "simclr.ex_row_q",
+            n=n,
+            two_n=2 * n,
+            tau=f"{tau:g}",
+            s_pos=f"{row[n]:.2f}".replace("-", "−"),
+            negatives=listed,
+        ),
         answer=round(answer, 3),
         tolerance=0.02,
-        explanation=t("simclr.ex_row_how", tau=f"{tau:g}", p=f"{probs[n]:.4f}",
-                      loss=f"{answer:.3f}"),
-    )  # fmt: skip
+        explanation=t(
+            "simclr.ex_row_how", tau=f"{tau:g}", p=f"{probs[n]:.4f}", loss=f"{answer:.3f}"
+        ),
+    )
 
 
 # ---- Efficient-attention gallery ----------------------------------------------------------
@@ -842,9 +1033,16 @@ def attention_gallery(rng: np.random.Generator) -> Exercise:
         return Exercise(
             question=t("attention_gallery.ex_band_q", side=side, N=N, w=w),
             answer=float(pairs),
-            explanation=t("attention_gallery.ex_band_how", N=N, w=w, width=2 * w + 1,
-                          edge=w * (w + 1), pairs=pairs, share=f"{pairs / N**2:.1%}"),
-        )  # fmt: skip
+            explanation=t(
+                "attention_gallery.ex_band_how",
+                N=N,
+                w=w,
+                width=2 * w + 1,
+                edge=w * (w + 1),
+                pairs=pairs,
+                share=f"{pairs / N**2:.1%}",
+            ),
+        )
     side = 2 * int(rng.integers(2, 17))  # 4 … 32
     N = side * side
     R = int(rng.choice([r for r in (2, 4) if side % r == 0]))
@@ -852,9 +1050,10 @@ def attention_gallery(rng: np.random.Generator) -> Exercise:
     return Exercise(
         question=t("attention_gallery.ex_sra_q", side=side, N=N, R=R),
         answer=float(N * S),
-        explanation=t("attention_gallery.ex_sra_how", N=N, R=R, S=S, entries=N * S,
-                      full=N * N, factor=R * R),
-    )  # fmt: skip
+        explanation=t(
+            "attention_gallery.ex_sra_how", N=N, R=R, S=S, entries=N * S, full=N * N, factor=R * R
+        ),
+    )
 
 
 # ---- Vision Transformer -------------------------------------------------------------------
@@ -871,15 +1070,19 @@ def vision_transformer(rng: np.random.Generator) -> Exercise:
     g = S // P
     if _kind(rng, ("tokens", "entries")) == "tokens":
         return Exercise(
-            question=t("vision_transformer.ex_tokens_q", S=S, P=P), answer=float(c.tokens),
-            explanation=t("vision_transformer.ex_tokens_how", S=S, P=P, g=g, N=c.patches,
-                          T=c.tokens),
-        )  # fmt: skip
+            question=t("vision_transformer.ex_tokens_q", S=S, P=P),
+            answer=float(c.tokens),
+            explanation=t(
+                "vision_transformer.ex_tokens_how", S=S, P=P, g=g, N=c.patches, T=c.tokens
+            ),
+        )
     return Exercise(
-        question=t("vision_transformer.ex_entries_q", S=S, P=P, h=h), answer=float(c.entries),
-        explanation=t("vision_transformer.ex_entries_how", S=S, P=P, h=h, T=c.tokens,
-                      entries=f"{c.entries:,}"),
-    )  # fmt: skip
+        question=t("vision_transformer.ex_entries_q", S=S, P=P, h=h),
+        answer=float(c.entries),
+        explanation=t(
+            "vision_transformer.ex_entries_how", S=S, P=P, h=h, T=c.tokens, entries=f"{c.entries:,}"
+        ),
+    )
 
 
 # ---- Sub-pixel convolution -----------------------------------------------------------------
@@ -904,6 +1107,17 @@ def sub_pixel_convolution(rng: np.random.Generator) -> Exercise:
     return Exercise(
         question=t("sub_pixel_convolution.ex_source_q", r=r, C=C, H=H, c=c, Y=Y, X=X, n=C * r * r),
         answer=float(c * r * r + k),
-        explanation=t("sub_pixel_convolution.ex_source_how", r=r, c=c, Y=Y, X=X, i=Y % r, j=X % r,
-                      h=h, w=w, rr=r * r, ans=c * r * r + k),
-    )  # fmt: skip
+        explanation=t(
+            "sub_pixel_convolution.ex_source_how",
+            r=r,
+            c=c,
+            Y=Y,
+            X=X,
+            i=Y % r,
+            j=X % r,
+            h=h,
+            w=w,
+            rr=r * r,
+            ans=c * r * r + k,
+        ),
+    )

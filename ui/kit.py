@@ -198,12 +198,26 @@ def try_this(concept: str) -> None:
 
         st.markdown(f"**{t('kit.step', k=k, n=len(steps))}** — {steps[k - 1]}")
         back, forward = st.columns(2)
-        back.button(t("kit.previous"), key=f"{key}_back", on_click=go_to, args=(k - 1,),
-                    disabled=k == 1, shortcut="PageUp", icon=":material/arrow_back:",
-                    width="stretch")  # fmt: skip
-        forward.button(t("kit.next"), key=f"{key}_next", on_click=go_to, args=(k + 1,),
-                       disabled=k == len(steps), shortcut="PageDown",
-                       icon=":material/arrow_forward:", width="stretch")  # fmt: skip
+        back.button(
+            t("kit.previous"),
+            key=f"{key}_back",
+            on_click=go_to,
+            args=(k - 1,),
+            disabled=k == 1,
+            shortcut="PageUp",
+            icon=":material/arrow_back:",
+            width="stretch",
+        )
+        forward.button(
+            t("kit.next"),
+            key=f"{key}_next",
+            on_click=go_to,
+            args=(k + 1,),
+            disabled=k == len(steps),
+            shortcut="PageDown",
+            icon=":material/arrow_forward:",
+            width="stretch",
+        )
         state.flush()
 
 
@@ -248,8 +262,13 @@ def exercise(concept: str, make: Callable[[np.random.Generator], Exercise]) -> N
     key = f"{concept}_ex"
     seed = state.hidden_int(key, 0, SEED_MAX, lambda: secrets.randbelow(SEED_MAX + 1))
     state.show_notices()
-    box = st.expander(t("kit.exercise"), key=f"{key}_box", on_change="rerun",
-                      icon=":material/quiz:", expanded=presenting())  # fmt: skip
+    box = st.expander(
+        t("kit.exercise"),
+        key=f"{key}_box",
+        on_change="rerun",
+        icon=":material/quiz:",
+        expanded=presenting(),
+    )
     if not box.open:
         state.flush()
         return
@@ -263,28 +282,47 @@ def exercise(concept: str, make: Callable[[np.random.Generator], Exercise]) -> N
         st.caption(t("kit.exercise_how", seed=seed))
         st.markdown(ex.question)
         if ex.options:
-            guess = st.radio(t("kit.your_answer"), ex.options, index=None, horizontal=True,
-                             key=f"{key}_guess_{seed}")  # fmt: skip
+            guess = st.radio(
+                t("kit.your_answer"),
+                ex.options,
+                index=None,
+                horizontal=True,
+                key=f"{key}_guess_{seed}",
+            )
         else:
-            guess = st.number_input(t("kit.your_answer"), value=None, format="%g",
-                                    key=f"{key}_guess_{seed}")  # fmt: skip
+            guess = st.number_input(
+                t("kit.your_answer"), value=None, format="%g", key=f"{key}_guess_{seed}"
+            )
         check, reveal, again = st.columns(3)
-        if check.button(t("kit.check"), key=f"{key}_check", icon=":material/check:",
-                        width="stretch", disabled=guess is None):  # fmt: skip
+        if check.button(
+            t("kit.check"),
+            key=f"{key}_check",
+            icon=":material/check:",
+            width="stretch",
+            disabled=guess is None,
+        ):
             done[seed] = done.get(seed, "checked")
-        if reveal.button(t("kit.reveal"), key=f"{key}_reveal", icon=":material/visibility:",
-                         width="stretch"):  # fmt: skip
+        if reveal.button(
+            t("kit.reveal"), key=f"{key}_reveal", icon=":material/visibility:", width="stretch"
+        ):
             done[seed] = "revealed"
-        again.button(t("kit.new_question"), key=f"{key}_new", icon=":material/casino:",
-                     width="stretch", on_click=new_question)  # fmt: skip
+        again.button(
+            t("kit.new_question"),
+            key=f"{key}_new",
+            icon=":material/casino:",
+            width="stretch",
+            on_click=new_question,
+        )
         if done.get(seed) and guess is not None:
             if ex.is_right(guess):
                 st.success(t("kit.right"), icon=":material/check_circle:")
             else:
                 st.warning(t("kit.not_quite"), icon=":material/help:")
         if done.get(seed) == "revealed":
-            st.info(f"**{t('kit.answer', answer=_format_answer(ex.answer))}**"
-                    + (f"\n\n{ex.explanation}" if ex.explanation else ""))  # fmt: skip
+            st.info(
+                f"**{t('kit.answer', answer=_format_answer(ex.answer))}**"
+                + (f"\n\n{ex.explanation}" if ex.explanation else "")
+            )
     state.flush()
 
 
@@ -299,8 +337,9 @@ def show_code(concept: str, *functions: Callable[..., Any]) -> None:
     Lazy: the (long, syntax-highlighted) source is only sent while the expander is open,
     because the browser re-renders it on every slider step otherwise.
     """
-    box = st.expander(t("kit.show_code"), key=f"{concept}_code", on_change="rerun",
-                      icon=":material/code:")  # fmt: skip
+    box = st.expander(
+        t("kit.show_code"), key=f"{concept}_code", on_change="rerun", icon=":material/code:"
+    )
     if box.open:
         with box:
             for fn in functions:
@@ -344,8 +383,7 @@ def view_handout(concept: str) -> Callable[[], str]:
 
     def make() -> str:
         charts = [(_figure_title(fig, key), fig) for key, fig in list(figures.items())]
-        return handout.handout(title, intro_text, link, charts, list(formulas.values()),
-                               lang=lang)  # fmt: skip
+        return handout.handout(title, intro_text, link, charts, list(formulas.values()), lang=lang)
 
     return make
 
@@ -356,39 +394,59 @@ def data_and_export(concept: str) -> None:
     The downloads are made when clicked, from the charts as they are then (a slider step
     in a fragment updates them), so nothing is computed or sent on a slider step.
     """
-    box = st.expander(t("kit.data"), key=f"{concept}_data", on_change="rerun",
-                      icon=":material/table:")  # fmt: skip
+    box = st.expander(
+        t("kit.data"), key=f"{concept}_data", on_change="rerun", icon=":material/table:"
+    )
     if not box.open:
         return
     figures = _figures()
     with box:
         st.caption(t("kit.data_how"))
         json_col, handout_col = st.columns(2)
-        json_col.download_button(t("kit.state_json"), file_name=f"{concept}-view.json",
-                                 data=view_state(concept),
-                                 mime="application/json", icon=":material/data_object:",
-                                 on_click="ignore", key=f"{concept}_json")  # fmt: skip
-        handout_col.download_button(t("kit.handout"), file_name=f"{concept}-handout.html",
-                                    data=view_handout(concept), mime="text/html",
-                                    icon=":material/print:", on_click="ignore",
-                                    help=t("kit.handout_help"),
-                                    key=f"{concept}_handout")  # fmt: skip
+        json_col.download_button(
+            t("kit.state_json"),
+            file_name=f"{concept}-view.json",
+            data=view_state(concept),
+            mime="application/json",
+            icon=":material/data_object:",
+            on_click="ignore",
+            key=f"{concept}_json",
+        )
+        handout_col.download_button(
+            t("kit.handout"),
+            file_name=f"{concept}-handout.html",
+            data=view_handout(concept),
+            mime="text/html",
+            icon=":material/print:",
+            on_click="ignore",
+            help=t("kit.handout_help"),
+            key=f"{concept}_handout",
+        )
         for key in list(figures):
             title = _figure_title(figures[key], key)
             st.markdown(f"**{title}**")
             csv_col, html_col = st.columns(2)
-            html_col.download_button(t("kit.figure_html"), file_name=f"{key}.html",
-                                     mime="text/html", on_click="ignore",
-                                     data=lambda k=key, n=title: handout.standalone_chart(
-                                         figures[k], n),
-                                     help=t("kit.figure_html_help"),
-                                     icon=":material/open_in_new:", key=f"{key}_html")  # fmt: skip
+            html_col.download_button(
+                t("kit.figure_html"),
+                file_name=f"{key}.html",
+                mime="text/html",
+                on_click="ignore",
+                data=lambda k=key, n=title: handout.standalone_chart(figures[k], n),
+                help=t("kit.figure_html_help"),
+                icon=":material/open_in_new:",
+                key=f"{key}_html",
+            )
             if not has_data(figures[key]):
                 continue  # a picture: no table
-            csv_col.download_button(t("kit.figure_csv"), file_name=f"{key}.csv",
-                                    mime="text/csv",
-                                    data=lambda k=key: figure_csv(figures[k]), on_click="ignore",
-                                    icon=":material/download:", key=f"{key}_csv")  # fmt: skip
+            csv_col.download_button(
+                t("kit.figure_csv"),
+                file_name=f"{key}.csv",
+                mime="text/csv",
+                data=lambda k=key: figure_csv(figures[k]),
+                on_click="ignore",
+                icon=":material/download:",
+                key=f"{key}_csv",
+            )
             for table in heatmap_tables(figures[key]):
                 st.caption(t("kit.table_of", name=table.title))
                 st.dataframe(_frame(table), height=min(400, 38 + 35 * len(table.rows)))
@@ -413,8 +471,12 @@ def derivation(concept: str, section: str) -> None:
     Its title is the string ``<concept>.<section>_title`` and its body the explanation's
     section ``<section>``; sent only while open, so it costs a slider step nothing.
     """
-    box = st.expander(t(f"{concept}.{section}_title"), key=f"{concept}_{section}",
-                      on_change="rerun", icon=":material/functions:")  # fmt: skip
+    box = st.expander(
+        t(f"{concept}.{section}_title"),
+        key=f"{concept}_{section}",
+        on_change="rerun",
+        icon=":material/functions:",
+    )
     if box.open:
         with box:
             st.markdown(content(concept, section))
@@ -515,31 +577,43 @@ class Page:
     # -- controls whose value lives in the URL: label <concept>.<name>, key <concept>_<name>
     #    (``key=`` overrides the widget key, for a control whose URL name predates the kit)
 
-    def slider(self, name: str, lo: float, hi: float, default: float, *, key: str | None = None,
-               **kw: Any) -> Any:  # fmt: skip
+    def slider(
+        self, name: str, lo: float, hi: float, default: float, *, key: str | None = None, **kw: Any
+    ) -> Any:
         return state.slider(self.tr(name), key or self.key(name), lo, hi, default, **kw)
 
-    def select_slider(self, name: str, options: Sequence[float], default: float, *,
-                      key: str | None = None, **kw: Any) -> Any:  # fmt: skip
+    def select_slider(
+        self,
+        name: str,
+        options: Sequence[float],
+        default: float,
+        *,
+        key: str | None = None,
+        **kw: Any,
+    ) -> Any:
         return state.select_slider(self.tr(name), key or self.key(name), options, default, **kw)
 
-    def number(self, name: str, lo: int, hi: int, default: int, *, key: str | None = None,
-               **kw: Any) -> int:  # fmt: skip
+    def number(
+        self, name: str, lo: int, hi: int, default: int, *, key: str | None = None, **kw: Any
+    ) -> int:
         return state.number(self.tr(name), key or self.key(name), lo, hi, default, **kw)
 
     def seed(self, default: int = 0, hi: int = 10_000) -> int:
         """The page's seed (``<concept>_seed``): the same seed draws the same example."""
-        return state.number(t("kit.seed"), self.key("seed"), 0, hi, default,
-                            help=t("kit.seed_help"))  # fmt: skip
+        return state.number(
+            t("kit.seed"), self.key("seed"), 0, hi, default, help=t("kit.seed_help")
+        )
 
-    def choice(self, name: str, options: Sequence[str], default: str, *, key: str | None = None,
-               **kw: Any) -> str:  # fmt: skip
+    def choice(
+        self, name: str, options: Sequence[str], default: str, *, key: str | None = None, **kw: Any
+    ) -> str:
         """A radio over ``options``, each shown as the string ``<concept>.<name>_<option>``."""
         kw.setdefault("format_func", lambda o: self.tr(f"{name}_{o}"))
         return state.choice(self.tr(name), key or self.key(name), options, default, **kw)
 
-    def selectbox(self, name: str, options: Sequence[str], default: str, *,
-                  key: str | None = None, **kw: Any) -> str:  # fmt: skip
+    def selectbox(
+        self, name: str, options: Sequence[str], default: str, *, key: str | None = None, **kw: Any
+    ) -> str:
         kw.setdefault("format_func", lambda o: self.tr(f"{name}_{o}"))
         return state.selectbox(self.tr(name), key or self.key(name), options, default, **kw)
 
@@ -578,9 +652,12 @@ class Page:
         intro(self.concept)
         if self.views:
             self.current_view = state.choice(
-                self.tr("view"), self.key("view"), self.views, self.default_view,
+                self.tr("view"),
+                self.key("view"),
+                self.views,
+                self.default_view,
                 format_func=lambda v: self.tr(f"tab_{v}"),
-            )  # fmt: skip
+            )
             if has_section(self.concept, self.current_view):
                 explain(self.concept, self.current_view)
         part = self._parts.get(self.current_view) or self._parts.get("")

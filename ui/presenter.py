@@ -31,8 +31,9 @@ def style() -> None:
 
 def share_link(concept: str | None) -> None:
     """A popover with the address of this exact view and a copy button (lazy: built on open)."""
-    box = st.popover(t("app.share"), icon=":material/link:", key="share_link",
-                     on_change="rerun", width="stretch")  # fmt: skip
+    box = st.popover(
+        t("app.share"), icon=":material/link:", key="share_link", on_change="rerun", width="stretch"
+    )
     if not box.open:
         return
     with box:

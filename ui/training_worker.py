@@ -74,8 +74,9 @@ class TrainingWorker:
             return self._conn
         ctx = multiprocessing.get_context("spawn")
         parent, child = ctx.Pipe()
-        self._process = ctx.Process(target=serve, args=(child,), daemon=True,
-                                    name="denoiser-training")  # fmt: skip
+        self._process = ctx.Process(
+            target=serve, args=(child,), daemon=True, name="denoiser-training"
+        )
         # "spawn" re-runs the parent's __main__ file in the child unless __main__ has none;
         # Streamlit puts the app script there (and AppTest too), which must not run twice
         main = sys.modules.get("__main__")
@@ -96,11 +97,13 @@ class TrainingWorker:
         self._process, self._conn = None, None
 
     def train(
-        self, spec: TrainSpec, on_progress: Callable[[int, np.ndarray], None] | None = None,
+        self,
+        spec: TrainSpec,
+        on_progress: Callable[[int, np.ndarray], None] | None = None,
         on_wait: Callable[[], None] | None = None,
         on_result: Callable[[Trained], Trained] | None = None,
         lookup: Callable[[], Trained | None] | None = None,
-    ) -> Trained:  # fmt: skip
+    ) -> Trained:
         """Train ``spec`` in the child and return the result (passed through ``on_result``).
 
         Args:

@@ -25,8 +25,9 @@ def test_the_query_sliders_move_the_row_and_the_url():
     assert "o_{39}" in latex(at) and at.query_params["attention_gallery_col"] == "7"
 
 
-@pytest.mark.parametrize("method", ["band", "dilated", "bigbird", "swin", "sra", "linear",
-                                    "reformer", "routing"])  # fmt: skip
+@pytest.mark.parametrize(
+    "method", ["band", "dilated", "bigbird", "swin", "sra", "linear", "reformer", "routing"]
+)
 def test_every_method_draws_its_map(method):
     at = open_page(PAGE, {"attention_gallery_side": "8", "attention_gallery_method": method})
     assert not at.exception and not at.error
@@ -35,8 +36,12 @@ def test_every_method_draws_its_map(method):
 
 
 def test_a_method_at_its_dense_limit_has_error_zero():
-    query = {"attention_gallery_side": "8", "attention_gallery_method": "swin",
-             "attention_gallery_window": "8", "attention_gallery_shift": "0"}  # fmt: skip
+    query = {
+        "attention_gallery_side": "8",
+        "attention_gallery_method": "swin",
+        "attention_gallery_window": "8",
+        "attention_gallery_shift": "0",
+    }
     at = open_page(PAGE, query)
     assert "= 0.0000" in latex(at) and "(64\\ \\text{keys of}\\ 64)" in latex(at)
 
@@ -52,8 +57,14 @@ def test_compare_ranks_full_attention_first_and_names_the_best_method():
 
 
 def test_the_ratio_one_limit_puts_pvt_level_with_full_attention():
-    at = open_page(PAGE, {"attention_gallery_view": "compare", "attention_gallery_side": "8",
-                          "attention_gallery_ratio": "1"})  # fmt: skip
+    at = open_page(
+        PAGE,
+        {
+            "attention_gallery_view": "compare",
+            "attention_gallery_side": "8",
+            "attention_gallery_ratio": "1",
+        },
+    )
     table = at.dataframe[0].value
     rows = dict(zip(table.iloc[:, 0], table.iloc[:, 1], strict=True))
     assert float(rows["PVT spatial reduction"]) == 0.0

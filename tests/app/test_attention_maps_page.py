@@ -73,8 +73,11 @@ def test_torch_panel_agrees_without_the_causal_mask_and_with_many_heads():
 
 
 def test_url_restores_the_view():
-    query = {"attention_maps_sentence": "one two three four", "attention_maps_query": "2",
-             "attention_maps_seed": "9"}  # fmt: skip
+    query = {
+        "attention_maps_sentence": "one two three four",
+        "attention_maps_query": "2",
+        "attention_maps_seed": "9",
+    }
     at = open_page(PAGE, query)
     assert at.slider(key="attention_maps_query").value == 2
     assert at.number_input(key="attention_maps_seed").value == 9
@@ -90,8 +93,14 @@ def test_the_badge_counts_the_rows_whose_maximum_is_on_the_diagonal():
 
 
 def test_torch_view_refuses_heads_that_do_not_divide_d_then_recovers():
-    at = open_page(PAGE, {"attention_maps_view": "torch", "attention_maps_d": "16",
-                          "attention_maps_torch_heads": "3"})  # fmt: skip
+    at = open_page(
+        PAGE,
+        {
+            "attention_maps_view": "torch",
+            "attention_maps_d": "16",
+            "attention_maps_torch_heads": "3",
+        },
+    )
     assert not at.exception and at.error and "not divisible" in at.error[0].value
     at.select_slider(key="attention_maps_torch_heads").set_value(4).run()
     assert not at.exception and not at.error

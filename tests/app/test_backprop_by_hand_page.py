@@ -56,8 +56,14 @@ def test_each_gradient_shows_the_same_entry_three_ways(name):
 
 
 def test_the_softmax_view_shows_the_row_and_its_gradient():
-    at = open_page(PAGE, {"backprop_by_hand_view": "softmax_jacobian",
-                          "backprop_by_hand_query": "2", "backprop_by_hand_head": "2"})  # fmt: skip
+    at = open_page(
+        PAGE,
+        {
+            "backprop_by_hand_view": "softmax_jacobian",
+            "backprop_by_hand_query": "2",
+            "backprop_by_hand_head": "2",
+        },
+    )
     assert not at.exception and not at.error
     x, p, _ = bp.example(5, 8, 2, 16, 0)
     _, cache = bp.block_forward(x, p)

@@ -8,9 +8,19 @@ from tests.app.conftest import latex, open_page
 
 PAGE = "cayley_hamilton.py"
 HOSTILE = [
-    "__import__('os').system('id')", "9**9**9", "1e999999", "1/0", "nan", "", "(1 1)", "(1 2",
-    "(0 999)", "2 2 1", "1 2; 3", "; ".join([" ".join(["1"] * 9)] * 9),
-]  # fmt: skip
+    "__import__('os').system('id')",
+    "9**9**9",
+    "1e999999",
+    "1/0",
+    "nan",
+    "",
+    "(1 1)",
+    "(1 2",
+    "(0 999)",
+    "2 2 1",
+    "1 2; 3",
+    "; ".join([" ".join(["1"] * 9)] * 9),
+]
 
 
 def test_typed_matrix_gives_its_polynomial_and_a_zero_residual():

@@ -36,8 +36,13 @@ def test_every_try_this_is_a_list_of_steps_for_presenter_mode(concept):
     assert not at.exception
     from ui.i18n import content  # noqa: PLC0415 (needs the session AppTest made)
 
-    steps = [s for s in re.split(r"^\s*(?:\d+[.)]|[-*])\s+", content(concept.slug, "try"),
-                                 flags=re.MULTILINE) if s.strip()]  # fmt: skip
+    steps = [
+        s
+        for s in re.split(
+            r"^\s*(?:\d+[.)]|[-*])\s+", content(concept.slug, "try"), flags=re.MULTILINE
+        )
+        if s.strip()
+    ]
     assert len(steps) == len(items)
 
 

@@ -31,9 +31,13 @@ print(json.dumps(report))
 def test_pages_without_a_torch_layer_never_import_torch():
     pages = [c.page for c in CONCEPTS if c.slug not in TORCH_PAGES]
     out = subprocess.run(
-        [sys.executable, "-c", PROBE, *pages], cwd=ROOT, capture_output=True, text=True,
-        timeout=600, check=True,
-    )  # fmt: skip
+        [sys.executable, "-c", PROBE, *pages],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
     report = json.loads(out.stdout.strip().splitlines()[-1])
     importing = [p for p, r in report.items() if r["torch"]]
     assert importing == [], f"torch imported on a cold load of {importing}"

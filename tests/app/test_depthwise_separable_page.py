@@ -29,10 +29,15 @@ def test_every_part_runs_with_green_badges(view):
 def test_the_timing_part_measures_and_can_measure_again():
     at = open_page(PAGE, {f"{C}_view": "timing"})
     assert not at.exception and not at.error
-    rows = re.findall(r"(\d+)\\to (\d+),\\ (\d+)\^2 & ([\d.]+) & ([\d.]+) & ([\d.]+) & ([\d.]+)",
-                      latex(at))  # fmt: skip
-    assert [r[:3] for r in rows] == [("32", "64", "112"), ("128", "128", "56"),
-                                     ("256", "256", "28"), ("512", "512", "14")]  # fmt: skip
+    rows = re.findall(
+        r"(\d+)\\to (\d+),\\ (\d+)\^2 & ([\d.]+) & ([\d.]+) & ([\d.]+) & ([\d.]+)", latex(at)
+    )
+    assert [r[:3] for r in rows] == [
+        ("32", "64", "112"),
+        ("128", "128", "56"),
+        ("256", "256", "28"),
+        ("512", "512", "14"),
+    ]
     for *_, standard, dw, pw, _flops in rows:
         assert min(float(standard), float(dw), float(pw)) > 0
     assert [r[6] for r in rows] == ["0.127", "0.119", "0.115", "0.113"]  # 1/N + 1/9
@@ -64,9 +69,15 @@ def test_the_filters_part_counts_clipped_windows():
     assert ":red-badge[" not in badges(at)
 
 
-@pytest.mark.parametrize(("alpha", "side", "total"),
-                         [("1.0", "224", "568.74"), ("0.5", "224", "149.50"),
-                          ("1.0", "160", "290.68"), ("0.75", "128", "106.77")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("alpha", "side", "total"),
+    [
+        ("1.0", "224", "568.74"),
+        ("0.5", "224", "149.50"),
+        ("1.0", "160", "290.68"),
+        ("0.75", "128", "106.77"),
+    ],
+)
 def test_the_mobilenet_part_matches_the_paper(alpha, side, total):
     at = open_page(PAGE, {f"{C}_view": "mobilenet", f"{C}_alpha": alpha, f"{C}_resolution": side})
     assert f"= {total}\\,\\text{{M}}" in latex(at)

@@ -86,9 +86,14 @@ def test_the_elbo_weights_follow_t_and_the_schedule():
 
 
 def test_url_parameters_restore_the_view():
-    query = {"diffusion_loss_view": "kl", "diffusion_loss_kind": "sigmoid",
-             "diffusion_loss_T": "200", "diffusion_loss_mean_p": "-1.5",
-             "diffusion_loss_var_p": "0.5", "diffusion_loss_x0": "0.2 -0.4"}  # fmt: skip
+    query = {
+        "diffusion_loss_view": "kl",
+        "diffusion_loss_kind": "sigmoid",
+        "diffusion_loss_T": "200",
+        "diffusion_loss_mean_p": "-1.5",
+        "diffusion_loss_var_p": "0.5",
+        "diffusion_loss_x0": "0.2 -0.4",
+    }
     at = open_page(PAGE, query)
     assert not at.exception and not at.error
     assert at.selectbox(key="diffusion_loss_kind").value == "sigmoid"
@@ -99,8 +104,12 @@ def test_url_parameters_restore_the_view():
 
 
 def test_bad_url_parameters_fall_back_with_a_notice():
-    query = {"diffusion_loss_view": "nope", "diffusion_loss_T": "7",
-             "diffusion_loss_kind": "exponential", "diffusion_loss_t": "1e999"}  # fmt: skip
+    query = {
+        "diffusion_loss_view": "nope",
+        "diffusion_loss_T": "7",
+        "diffusion_loss_kind": "exponential",
+        "diffusion_loss_t": "1e999",
+    }
     at = open_page(PAGE, query)
     assert not at.exception and not at.error
     assert at.select_slider(key="diffusion_loss_T").value == 1000

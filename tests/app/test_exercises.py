@@ -27,10 +27,19 @@ from ui import exercises, i18n
 from ui.kit import Exercise
 
 CONCEPTS = (
-    "softmax", "attention_maps", "sparse_attention", "linear_attention", "pvt_sra",
-    "swin_windows", "reformer_lsh", "routing_clustering", "wallis", "permutations",
-    "cayley_hamilton", "attention_gallery",
-)  # fmt: skip
+    "softmax",
+    "attention_maps",
+    "sparse_attention",
+    "linear_attention",
+    "pvt_sra",
+    "swin_windows",
+    "reformer_lsh",
+    "routing_clustering",
+    "wallis",
+    "permutations",
+    "cayley_hamilton",
+    "attention_gallery",
+)
 SEEDS = range(40)
 SUB = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 
@@ -211,9 +220,7 @@ def attention_gallery_answer(q: str) -> float:
     return float(side**4 // R**2)  # N queries × N/R² pooled keys
 
 
-ORACLES: dict[str, Callable[[str], float | str]] = {
-    c: globals()[f"{c}_answer"] for c in CONCEPTS
-}  # fmt: skip
+ORACLES: dict[str, Callable[[str], float | str]] = {c: globals()[f"{c}_answer"] for c in CONCEPTS}
 
 
 # ---- the makers ---------------------------------------------------------------------------

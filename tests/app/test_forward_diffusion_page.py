@@ -34,12 +34,17 @@ def bomb(width: int = 50_000, height: int = 50_000) -> bytes:
     """A 70-byte PNG whose header declares width × height pixels."""
 
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(
-            ">I", zlib.crc32(kind + data))  # fmt: skip
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
 
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0"))
-            + chunk(b"IEND", b""))  # fmt: skip
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(b"\0"))
+        + chunk(b"IEND", b"")
+    )
 
 
 def scrub_spec(at) -> dict:
@@ -62,12 +67,17 @@ def test_default_view_runs_with_green_badges_and_the_probe():
 
 @pytest.mark.parametrize(
     ("kind", "T", "t"),
-    [("linear", "1000", "1"), ("linear", "50", "50"), ("cosine", "1000", "1000"),
-     ("cosine", "250", "100")],
-)  # fmt: skip
+    [
+        ("linear", "1000", "1"),
+        ("linear", "50", "50"),
+        ("cosine", "1000", "1000"),
+        ("cosine", "250", "100"),
+    ],
+)
 def test_the_chain_matches_the_closed_form_with_green_badges(kind, T, t):
-    at = open_page(PAGE, {f"{C}_view": "chain", f"{C}_schedule": kind, f"{C}_T": T,
-                          f"{C}_chain_t": t})  # fmt: skip
+    at = open_page(
+        PAGE, {f"{C}_view": "chain", f"{C}_schedule": kind, f"{C}_T": T, f"{C}_chain_t": t}
+    )
     assert not at.exception and not at.error
     assert badges_green(at), latex(at)
     assert f"t = {t}:" in latex(at)
@@ -119,8 +129,16 @@ def test_the_scrub_figure_has_its_frames_and_changes_with_T_and_the_seed():
 
 
 def test_a_shared_link_restores_the_view():
-    at = open_page(PAGE, {f"{C}_image": "checker", f"{C}_T": "500", f"{C}_seed": "3",
-                          f"{C}_view": "chain", f"{C}_chain_t": "37"})  # fmt: skip
+    at = open_page(
+        PAGE,
+        {
+            f"{C}_image": "checker",
+            f"{C}_T": "500",
+            f"{C}_seed": "3",
+            f"{C}_view": "chain",
+            f"{C}_chain_t": "37",
+        },
+    )
     assert at.radio(key=f"{C}_image").value == "checker"
     assert at.select_slider(key=f"{C}_T").value == 500
     assert at.number_input(key=f"{C}_seed").value == 3
@@ -128,8 +146,9 @@ def test_a_shared_link_restores_the_view():
 
 
 def test_bad_link_parameters_fall_back_with_a_notice():
-    at = open_page(PAGE, {f"{C}_T": "7", f"{C}_image": "cat", f"{C}_pixel_t": "-4",
-                          f"{C}_seed": "x"})  # fmt: skip
+    at = open_page(
+        PAGE, {f"{C}_T": "7", f"{C}_image": "cat", f"{C}_pixel_t": "-4", f"{C}_seed": "x"}
+    )
     assert not at.exception and not at.error
     assert at.select_slider(key=f"{C}_T").value == 1000
     assert at.radio(key=f"{C}_image").value == "sunset"
@@ -148,11 +167,13 @@ def test_an_uploaded_png_becomes_x0():
 
 @pytest.mark.parametrize(
     ("data", "message"),
-    [(b"not an image at all" * 20, "not a PNG or JPEG"),
-     (bomb(), "decompression bomb"),
-     (png((0, 0, 255))[:60], "truncated or damaged")],
+    [
+        (b"not an image at all" * 20, "not a PNG or JPEG"),
+        (bomb(), "decompression bomb"),
+        (png((0, 0, 255))[:60], "truncated or damaged"),
+    ],
     ids=["garbage", "bomb", "truncated"],
-)  # fmt: skip
+)
 def test_a_bad_upload_shows_an_error_and_the_sample_stays(data, message):
     at = open_page(PAGE)
     sample = pixel_value(at)

@@ -68,8 +68,16 @@ def test_the_local_window_is_clipped_at_the_border():
 
 
 def test_a_shared_link_restores_the_view():
-    at = open_page(PAGE, {f"{C}_view": "position", f"{C}_position_H": "8", f"{C}_r": "7",
-                          f"{C}_row": "2", f"{C}_col": "5"})  # fmt: skip
+    at = open_page(
+        PAGE,
+        {
+            f"{C}_view": "position",
+            f"{C}_position_H": "8",
+            f"{C}_r": "7",
+            f"{C}_row": "2",
+            f"{C}_col": "5",
+        },
+    )
     assert at.select_slider(key=f"{C}_position_H").value == 8
     assert at.select_slider(key=f"{C}_r").value == 7
     assert at.slider(key=f"{C}_row").value == 2 and at.slider(key=f"{C}_col").value == 5

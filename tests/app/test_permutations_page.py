@@ -8,9 +8,17 @@ from tests.app.conftest import latex, open_page
 
 PAGE = "permutations.py"
 HOSTILE = [
-    "__import__('os').system('id')", "9**9**9", "1e999999", "1/0", "nan", "", "(1 1)", "(1 2",
-    "(0 999)", "2 2 1",
-]  # fmt: skip
+    "__import__('os').system('id')",
+    "9**9**9",
+    "1e999999",
+    "1/0",
+    "nan",
+    "",
+    "(1 1)",
+    "(1 2",
+    "(0 999)",
+    "2 2 1",
+]
 
 
 def test_default_is_the_course_example_with_three_agreeing_signs():

@@ -95,8 +95,10 @@ def test_pooling_is_invariant_and_the_position_weighted_sum_is_not():
 
 
 def test_a_shared_link_restores_the_view():
-    at = open_page(PAGE, {f"{C}_n": "64", f"{C}_m": "20", f"{C}_clusters": "2",
-                          f"{C}_seed": "5", f"{C}_head": "3"})  # fmt: skip
+    at = open_page(
+        PAGE,
+        {f"{C}_n": "64", f"{C}_m": "20", f"{C}_clusters": "2", f"{C}_seed": "5", f"{C}_head": "3"},
+    )
     assert at.select_slider(key=f"{C}_n").value == 64
     assert at.slider(key=f"{C}_m").value == 20 and at.slider(key=f"{C}_head").value == 3
     assert at.number_input(key=f"{C}_seed").value == 5
@@ -143,8 +145,14 @@ def test_the_exercise_reveals_an_independently_computed_answer(seed, served):
         assert f"n² = {n * n}" in question
     else:  # the symmetry each block has in theory (Lee et al. 2019, Zaheer et al. 2017)
         rows, same = "the same rows, shuffled by π", "exactly the same"
-        expected = {"ISAB": rows, "SAB": rows, "PMA": same, "sum pool": same, "max pool": same,
-                    "position-weighted": "some other way"}  # fmt: skip
+        expected = {
+            "ISAB": rows,
+            "SAB": rows,
+            "PMA": same,
+            "sum pool": same,
+            "max pool": same,
+            "position-weighted": "some other way",
+        }
         block = next(k for k in expected if k in question)
         assert expected[block] in answer
 
@@ -159,8 +167,9 @@ def test_every_part_runs_in_japanese(view):
 
 
 def test_the_whole_model_is_invariant_and_ends_in_k_vectors():
-    at = open_page(PAGE, {"set_transformer_view": "model", "set_transformer_k": "3",
-                          "set_transformer_n": "64"})  # fmt: skip
+    at = open_page(
+        PAGE, {"set_transformer_view": "model", "set_transformer_k": "3", "set_transformer_n": "64"}
+    )
     assert not at.exception and not at.error
     text = latex(at)
     assert "\\mathrm{PMA}_{3}" in text and "\\mathbb{R}^{3\\times 3}" in text

@@ -31,8 +31,9 @@ def test_views_part_draws_the_batch_and_follows_the_draw():
 
 
 def test_similarity_part_shows_the_anchor_loss_and_softmax_link():
-    at = open_page(PAGE, {"simclr_view": "similarity", "simclr_encoder": "untrained",
-                          "simclr_n": "3"})  # fmt: skip
+    at = open_page(
+        PAGE, {"simclr_view": "similarity", "simclr_encoder": "untrained", "simclr_n": "3"}
+    )
     assert not at.exception and not at.error and no_red(at)
     text = latex(at)
     assert "\\ell_{1,1'}" in text and "\\frac{1}{6}" in text
@@ -43,8 +44,15 @@ def test_similarity_part_shows_the_anchor_loss_and_softmax_link():
 
 
 def test_temperature_part_shows_chance_and_bound():
-    at = open_page(PAGE, {"simclr_view": "temperature", "simclr_encoder": "untrained",
-                          "simclr_n": "4", "simclr_tau": "0.5"})  # fmt: skip
+    at = open_page(
+        PAGE,
+        {
+            "simclr_view": "temperature",
+            "simclr_encoder": "untrained",
+            "simclr_n": "4",
+            "simclr_tau": "0.5",
+        },
+    )
     assert not at.exception and not at.error and no_red(at)
     text = latex(at)
     assert f"= {math.log(7):.4f}" in text  # ln(2N − 1), N = 4

@@ -21,8 +21,11 @@ def test_every_pattern_and_part_runs_with_green_badges(pattern, view):
 
 
 def test_band_receptive_field_grows_by_the_width_per_layer():
-    query = {"sparse_attention_pattern": "band", "sparse_attention_width": "2",
-             "sparse_attention_n": "16"}  # fmt: skip
+    query = {
+        "sparse_attention_pattern": "band",
+        "sparse_attention_width": "2",
+        "sparse_attention_n": "16",
+    }
     at = open_page(PAGE, query)
     # band w = 2 on 16 tokens: 16 + 2 * (15 + 14) = 74 pairs
     assert "\\frac{74}{16^2}" in latex(at)

@@ -49,8 +49,15 @@ def test_the_transposed_convolution_equals_conv_and_shuffle(r, k):
 
 @pytest.mark.parametrize("kernel", [2, 3, 4])
 def test_the_artefacts_part_for_every_transposed_kernel(kernel):
-    at = open_page(PAGE, {f"{C}_view": "artefacts", f"{C}_t_kernel": str(kernel),
-                          f"{C}_sample": "sunset", f"{C}_init_seed": "5"})  # fmt: skip
+    at = open_page(
+        PAGE,
+        {
+            f"{C}_view": "artefacts",
+            f"{C}_t_kernel": str(kernel),
+            f"{C}_sample": "sunset",
+            f"{C}_init_seed": "5",
+        },
+    )
     text = latex(at)
     counts = re.search(r"= ([\d,\\ ]+),\\ \\ldots", text).group(1).replace("\\ ", "").split(",")
     assert (len(set(counts)) > 1) == (kernel == 3)
@@ -97,8 +104,12 @@ def test_the_exercise_answer_matches_an_independent_computation(english):
         if m := re.search(r"r = (\d+) the PixelShuffle|PixelShuffle with r = (\d+)", ex.question):
             r = int(m[2] or m[1])
             n = int(re.search(r"turns (\d+) channels", ex.question)[1])
-            c, Y, X = (int(x) for x in re.search(r"c = (\d+), pixel \(Y, X\) = \((\d+), (\d+)\)",
-                                                   ex.question).groups())  # fmt: skip
+            c, Y, X = (
+                int(x)
+                for x in re.search(
+                    r"c = (\d+), pixel \(Y, X\) = \((\d+), (\d+)\)", ex.question
+                ).groups()
+            )
             ids = torch.arange(n * 9, dtype=torch.float64).reshape(1, n, 3, 3)
             assert int(torch.nn.PixelShuffle(r)(ids)[0, c, Y, X]) // 9 == ex.answer
     assert kinds == {True, False}

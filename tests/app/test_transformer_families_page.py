@@ -23,8 +23,9 @@ def test_maps_view_shows_every_family_and_all_badges_hold():
 
 
 def test_typed_sentences_change_the_shapes_and_bad_text_is_refused():
-    at = open_page(PAGE, {"transformer_families_source": "a b c",
-                          "transformer_families_target": "x y"})  # fmt: skip
+    at = open_page(
+        PAGE, {"transformer_families_source": "a b c", "transformer_families_target": "x y"}
+    )
     assert "3\\times3 = 9" in latex(at) and "3\\times3 = 9\\ " in latex(at)  # T = 3 (<s> x y)
     at.text_input(key="transformer_families_source").set_value("one").run()
     assert not at.exception
@@ -49,9 +50,14 @@ def test_params_view_agrees_with_torch(D):
 
 
 def test_cache_view_states_the_closed_form():
-    at = open_page(PAGE, {"transformer_families_view": "cache",
-                          "transformer_families_length": "2048",
-                          "transformer_families_layers": "24"})  # fmt: skip
+    at = open_page(
+        PAGE,
+        {
+            "transformer_families_view": "cache",
+            "transformer_families_length": "2048",
+            "transformer_families_layers": "24",
+        },
+    )
     assert not at.exception and not at.error
     numbers = 2 * 24 * 2048 * 768
     assert f"{numbers:,}".replace(",", "{,}") in latex(at)

@@ -27,16 +27,23 @@ def test_patches_view_states_the_shapes_and_the_conv_check(P):
 
 @pytest.mark.parametrize("image", ["checker", "sunset"])
 def test_attention_view_agrees_with_torch_for_every_sample(image):
-    at = open_page(PAGE, {"vision_transformer_view": "attention", "vision_transformer_image": image,
-                          "vision_transformer_query": "0"})  # fmt: skip
+    at = open_page(
+        PAGE,
+        {
+            "vision_transformer_view": "attention",
+            "vision_transformer_image": image,
+            "vision_transformer_query": "0",
+        },
+    )
     assert not at.exception and not at.error
     assert "(3,\\ 65,\\ 128)" in latex(at) and "a_{0}" in latex(at)
     assert ":red-badge[" not in latex(at)
 
 
 def test_the_query_slider_follows_the_patch_count():
-    at = open_page(PAGE, {"vision_transformer_view": "attention",
-                          "vision_transformer_attention_P": "32"})  # fmt: skip
+    at = open_page(
+        PAGE, {"vision_transformer_view": "attention", "vision_transformer_attention_P": "32"}
+    )
     assert at.slider(key="vision_transformer_query").max == 4
     assert "(3,\\ 5,\\ 5)" in latex(at)
 

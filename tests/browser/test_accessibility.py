@@ -106,10 +106,18 @@ def focused_control(page: Page) -> str | None:
     [
         ("wallis", ["wallis_view", "wallis_n"]),
         ("softmax", ["softmax_view", "softmax_logits", "softmax_T"]),
-        ("attention_maps", ["attention_maps_view", "attention_maps_sentence",
-                            "attention_maps_d", "attention_maps_proj", "attention_maps_query"]),
+        (
+            "attention_maps",
+            [
+                "attention_maps_view",
+                "attention_maps_sentence",
+                "attention_maps_d",
+                "attention_maps_proj",
+                "attention_maps_query",
+            ],
+        ),
     ],
-)  # fmt: skip
+)
 def test_every_control_is_reached_by_tab_in_reading_order(page, server, path, controls):
     page.goto(f"{server.url}/{path}")
     wait_for_app(page)

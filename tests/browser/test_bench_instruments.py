@@ -13,8 +13,9 @@ from bench import latency, load
 
 
 def test_latency_probe_measures_real_redraws(server, browser):
-    steps = latency.measure(f"{server.url}/softmax", "softmax_T", "softmax_probs_chart", 3,
-                            warmup=1, browser=browser)  # fmt: skip
+    steps = latency.measure(
+        f"{server.url}/softmax", "softmax_T", "softmax_probs_chart", 3, warmup=1, browser=browser
+    )
     assert len(steps) == 3
     for step in steps:
         assert step.error is None, step.error
@@ -26,9 +27,21 @@ def test_latency_probe_measures_real_redraws(server, browser):
 def test_load_sessions_speak_the_protocol_without_errors(server, tmp_path):
     out = tmp_path / "load.json"
     argv = [
-        "--url", server.url, "--pid", str(server.pid), "--sessions", "3", "--duration", "6",
-        "--think", "0.3:0.6", "--ramp", "1", "--out", str(out),
-    ]  # fmt: skip
+        "--url",
+        server.url,
+        "--pid",
+        str(server.pid),
+        "--sessions",
+        "3",
+        "--duration",
+        "6",
+        "--think",
+        "0.3:0.6",
+        "--ramp",
+        "1",
+        "--out",
+        str(out),
+    ]
     # a thread of its own: Playwright's sync API (another test's browser in this worker)
     # leaves an asyncio loop running in this one, and bench.load runs its own
     with ThreadPoolExecutor(1) as pool:

@@ -31,8 +31,12 @@ class Wire:
 
     def attach(self, ws: WebSocket) -> None:
         ws.on("framesent", lambda payload: self.sent.append(len(payload)))
-        ws.on("framereceived", lambda payload: self.received.append(
-            payload.encode() if isinstance(payload, str) else payload))  # fmt: skip
+        ws.on(
+            "framereceived",
+            lambda payload: self.received.append(
+                payload.encode() if isinstance(payload, str) else payload
+            ),
+        )
 
     def reset(self) -> None:
         self.sent.clear()
@@ -71,12 +75,17 @@ def bomb() -> bytes:
     """A tiny, well-formed PNG whose header declares 50000 × 50000 pixels."""
 
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(
-            ">I", zlib.crc32(kind + data))  # fmt: skip
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
 
     ihdr = struct.pack(">IIBBBBB", 50_000, 50_000, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0"))
-            + chunk(b"IEND", b""))  # fmt: skip
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(b"\0"))
+        + chunk(b"IEND", b"")
+    )
 
 
 def upload(page: Page, name: str, data: bytes) -> None:
@@ -172,8 +181,9 @@ def test_an_uploaded_png_becomes_x0(page, server):
     )
     wait_for_app(page)
     expect(page.locator(ERROR)).to_have_count(0)
-    expect(page.locator('[data-testid="stCaptionContainer"]').filter(
-        has_text="uploaded image")).to_have_count(1)  # fmt: skip
+    expect(
+        page.locator('[data-testid="stCaptionContainer"]').filter(has_text="uploaded image")
+    ).to_have_count(1)
     after = images_shown(page)
     assert after[0] != before[0] and after[1] == before[1]  # x₀ changed, ε did not
     screenshot(page, f"{C}-uploaded")
@@ -182,12 +192,15 @@ def test_an_uploaded_png_becomes_x0(page, server):
 
 @pytest.mark.parametrize(
     ("name", "data", "message"),
-    [("garbage.png", b"\x00garbage, not an image" * 40, "not a PNG or JPEG"),
-     ("bomb.png", bomb(), "decompression bomb")],
+    [
+        ("garbage.png", b"\x00garbage, not an image" * 40, "not a PNG or JPEG"),
+        ("bomb.png", bomb(), "decompression bomb"),
+    ],
     ids=["garbage", "bomb"],
-)  # fmt: skip
-def test_a_bad_upload_shows_a_clear_message_and_the_page_keeps_working(page, server, name, data,
-                                                                       message):  # fmt: skip
+)
+def test_a_bad_upload_shows_a_clear_message_and_the_page_keeps_working(
+    page, server, name, data, message
+):
     open_page(page, f"{server.url}/{C}")
     before = images_shown(page)
     upload(page, name, data)

@@ -19,12 +19,12 @@ CLAIMS = [
         "16",
         lambda: str(page_constant("attention_maps", "SCALING_TOKENS")),
         why="tokens of the scaling view: ln 16",
-    ),  # fmt: skip
+    ),
     Claim(
         "1024",
         lambda: str(max(page_constant("attention_maps", "SCALING_DIMS"))),
         why="the largest D of the scaling view",
-    ),  # fmt: skip
+    ),
 ]
 
 NOT_CLAIMS = {

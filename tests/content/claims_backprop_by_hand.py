@@ -12,13 +12,13 @@ CLAIMS = [
         "243",
         lambda: str(len(bp.tiny_task("reverse", cb.TASK_LENGTH, cb.TASK_VOCAB).tokens)),
         why="every sequence of 5 symbols from 3",
-    ),  # fmt: skip
+    ),
     Claim("200", lambda: str(cb.TRAIN_STEPS), why="training steps"),
     Claim(
         "1.0",
         lambda: f"{page_constant('backprop_by_hand', 'RATES')[-1]:.1f}",
         why="the largest learning rate offered",
-    ),  # fmt: skip
+    ),
     Claim("1e-5", lambda: f"{bp.EPS:.0e}".replace("e-05", "e-5"), why="LayerNorm's ε"),
 ]
 

@@ -44,7 +44,7 @@ CLAIMS = [
         "99.29",
         lambda: f"{sum(float(percent(k, 0)) for k in ('pw', 'dw', 'fc')) + 1.19:.2f}",
         why="Table 2's four printed shares (its 1.19 for the first layer) added up",
-    ),  # fmt: skip
+    ),
     Claim("149", lambda: f"{total(0.5):.0f}", why="α = 0.5 (Table 6)", langs=("en",)),
     Claim(
         "290.68", lambda: f"{total(1.0, 160):.2f}", why="a 160-pixel input, counted", langs=("en",)

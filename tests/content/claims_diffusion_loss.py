@@ -27,7 +27,7 @@ CLAIMS = [
         "0.999",
         lambda: f"{dif.make_schedule('cosine', 1000).betas[-1]:.3f}",
         why="the cosine schedule's clip",
-    ),  # fmt: skip
+    ),
 ]
 
 NOT_CLAIMS = {

@@ -42,17 +42,17 @@ CLAIMS = [
         "9999",
         lambda: f"{rev.x0_loss_weights(schedule('linear'), 'eps')[0]:.0f}",
         why="SNR₁, linear",
-    ),  # fmt: skip
+    ),
     Claim(
         "0.00004",
         lambda: f"{math.exp(snr.log_snr(schedule('linear'))[-1]):.5f}",
         why="SNR_T, linear",
-    ),  # fmt: skip
+    ),
     Claim(
         "79",
         lambda: f"{100 * eps_share_of_first_steps():.0f}",
         why="% of the ε-loss's x₀-weight on the first 10 steps",
-    ),  # fmt: skip
+    ),
     Claim("10", lambda: terminal_log_snr("linear"), why="linear ends near log SNR_T ≈ −10"),
     Claim("10", lambda: terminal_log_snr("sigmoid"), why="sigmoid ends near log SNR_T ≈ −10"),
     Claim("20", lambda: terminal_log_snr("cosine"), why="cosine ends near log SNR_T ≈ −20"),
@@ -60,7 +60,7 @@ CLAIMS = [
         "0.0683",
         lambda: f"{math.sqrt(schedule('stable_diffusion').alpha_bars[-1]):.4f}",
         why="Stable Diffusion's √ᾱ_T (Lin et al.: 0.068265)",
-    ),  # fmt: skip
+    ),
     Claim("0.51", lambda: f"{sunset_leak(32):.2f}", why="sunset, b = 32, Stable Diffusion"),
     Claim("32", lambda: str(max(page_constant(PAGE, "BLOCKS"))), why="the largest block side"),
     Claim("256", lambda: str(page_constant(PAGE, "BATCH")), why="batch of the weights view"),
@@ -68,12 +68,12 @@ CLAIMS = [
         "64",
         lambda: str(page_constant(PAGE, "RESOLUTIONS")[0]),
         why="the side the schedule is made for",
-    ),  # fmt: skip
+    ),
     Claim(
         "512",
         lambda: str(sorted(page_constant(PAGE, "RESOLUTIONS"))[-2]),
         why="an image side on the slider (try this)",
-    ),  # fmt: skip
+    ),
     Claim("90", lambda: f"{math.degrees(rev.v_angle(0.0)):.0f}", why="φ at ᾱ = 0, degrees"),
 ]
 

@@ -17,12 +17,12 @@ CLAIMS = [
         "6.3",
         lambda: f"{stats.two_sided_tail(page_constant('forward_diffusion', 'SE')) * 1e5:.1f}",
         why="P(|Z| > 4) in units of 10⁻⁵",
-    ),  # fmt: skip
+    ),
     Claim(
         "7,900",
         lambda: f"{round(1 / stats.any_fails(stats.two_sided_tail(4), 2), -2):,.0f}",
         why="a two-check badge's false alarms",
-    ),  # fmt: skip
+    ),
 ]
 
 NOT_CLAIMS = {

@@ -9,7 +9,7 @@ CLAIMS = [
         "128",
         lambda: str(max(page_constant("lambda_layers", "COST_SIDES"))),
         why="the largest side of the cost part",
-    ),  # fmt: skip
+    ),
     Claim(
         "16",
         lambda: str(
@@ -18,12 +18,12 @@ CLAIMS = [
             // page_constant("lambda_layers", "HEADS")
         ),
         why="k·v of the page's layer",
-    ),  # fmt: skip
+    ),
     Claim(
         "81",
         lambda: str(max(page_constant("lambda_layers", "RADII")) ** 2),
         why="r² for the largest r",
-    ),  # fmt: skip
+    ),
 ]
 
 NOT_CLAIMS = {"256": "a hypothetical k·v a try-this step asks about", "2021": "Bello 2021"}

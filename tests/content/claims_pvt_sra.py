@@ -19,18 +19,18 @@ CLAIMS = [
         lambda: f"{stage1_entries() / 1e6:.1f}",
         langs=("en",),
         why="3136² entries, in millions",
-    ),  # fmt: skip
+    ),
     Claim(
         "980",
         lambda: f"{round(stage1_entries() / 1e4, -1):.0f}",
         langs=("ja",),
         why="3136² entries, in 万 (two significant digits)",
-    ),  # fmt: skip
+    ),
     Claim(
         "32",
         lambda: str({s.R * 224 // s.in_side * s.P for s in STAGES}.pop()),
         why="P₁···Pᵢ·Rᵢ, the same at every stage",
-    ),  # fmt: skip
+    ),
     Claim("49", lambda: str({s.kv_tokens for s in STAGES}.pop()), why="key/value tokens"),
 ]
 

@@ -30,8 +30,7 @@ def relative_spread(n_steps: int) -> float:
     spec = dn.TrainSpec()
     s, mix = spec.schedule(), spec.data.mixture()
     x_T = np.random.default_rng([spec.seed, 2]).standard_normal((2000, 2))  # as the page
-    run = rv.sample(x_T, rv.gmm_eps_model(s, mix.means, mix.stds, mix.weights), s, "ddim",
-                    n_steps)  # fmt: skip
+    run = rv.sample(x_T, rv.gmm_eps_model(s, mix.means, mix.stds, mix.weights), s, "ddim", n_steps)
     fit = rv.mixture_fit(run.path[-1], mix.means, mix.stds, mix.weights)
     return rv.pooled_std(fit.weights, fit.stds) / rv.pooled_std(mix.weights, mix.stds) - 1
 
@@ -42,13 +41,21 @@ def offered(n: int, holds: bool = True) -> str:
 
 CLAIMS = [
     Claim("128", lambda: str(dn.TrainSettings().hidden), why="the MLP's hidden width"),
-    Claim("1000", lambda: offered(1000, abs(relative_spread(1000)) < 0.10),
-          why="T, the steps slider's top, where the spread is the data's"),
+    Claim(
+        "1000",
+        lambda: offered(1000, abs(relative_spread(1000)) < 0.10),
+        why="T, the steps slider's top, where the spread is the data's",
+    ),
     Claim("100", _quality_steps_max, why="the quality curves' largest step count"),
     Claim("10", lambda: offered(10), why="a step count of the slider (η at 10 steps)"),
-    Claim("20", lambda: offered(20, relative_spread(20) < -0.10
-                                and relative_spread(5) > 0.10 and relative_spread(1) < -0.5),
-          why="twenty steps too narrow, five smeared, one collapsed"),
-]  # fmt: skip
+    Claim(
+        "20",
+        lambda: offered(
+            20,
+            relative_spread(20) < -0.10 and relative_spread(5) > 0.10 and relative_spread(1) < -0.5,
+        ),
+        why="twenty steps too narrow, five smeared, one collapsed",
+    ),
+]
 
 NOT_CLAIMS: dict[str, str] = {}

@@ -10,7 +10,7 @@ CLAIMS = [
         "32",
         lambda: str(LOW_SIDE),
         why="the sample image's side before upsampling",
-    ),  # fmt: skip
+    ),
 ]
 
 NOT_CLAIMS = {

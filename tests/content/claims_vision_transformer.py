@@ -30,12 +30,15 @@ CLAIMS = [
     Claim("224", lambda: str(const("COST_SIDE")), why="ViT-B's image side"),
     Claim("768", lambda: str(const("COST_D")), why="ViT-B's width"),
     Claim("12", lambda: str(const("COST_HEADS")), why="ViT-B's heads"),
-    Claim("16", lambda: str(round(b16(8).entries / b16(16).entries)),
-          why="halving P: ~16× the attention weights (and ViT-B/16's patch side)"),
+    Claim(
+        "16",
+        lambda: str(round(b16(8).entries / b16(16).entries)),
+        why="halving P: ~16× the attention weights (and ViT-B/16's patch side)",
+    ),
     Claim("128", lambda: str(const("D_MODEL") // const("HEADS")), why="d = D/h"),
     Claim("32", lambda: str(max(const("PATCHES"))), why="the largest patch on the page"),
     Claim("12,288", entry_count, why="S²C entries of x_p"),
-]  # fmt: skip
+]
 
 NOT_CLAIMS = {
     "2021": "Dosovitskiy et al. 2021",

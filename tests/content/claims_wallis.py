@@ -26,7 +26,7 @@ CLAIMS = [
         "100,000",
         lambda: f"{int(LARGEST_N.search(SOURCE)[1]):,}",
         why="the slider's largest n (N_VALUES)",
-    ),  # fmt: skip
+    ),
 ]
 
 NOT_CLAIMS = {

@@ -14,9 +14,12 @@ GLOSSARY = json.loads((ROOT / "assets" / "i18n" / "glossary.json").read_text(enc
 def japanese_texts() -> dict[str, str]:
     """Every Japanese text the app shows: string tables, explanations, formula templates."""
     assets = ROOT / "assets"
-    paths = [assets / "i18n" / "ja.json", *sorted((assets / "i18n" / "ja").glob("*.json")),
-             *sorted((assets / "content" / "ja").glob("*.md")),
-             *sorted((assets / "formulas").glob("*.tex"))]  # fmt: skip
+    paths = [
+        assets / "i18n" / "ja.json",
+        *sorted((assets / "i18n" / "ja").glob("*.json")),
+        *sorted((assets / "content" / "ja").glob("*.md")),
+        *sorted((assets / "formulas").glob("*.tex")),
+    ]
     return {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in paths if p.is_file()}
 
 

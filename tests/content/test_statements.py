@@ -58,8 +58,9 @@ def test_the_epsilon_form_of_the_posterior_mean():
             x_t = dif.q_sample(x0, t, s, eps)
             mean, _ = dif.q_posterior(x_t, x0, t, s)
             beta, alpha, a = s.betas[t - 1], s.alphas[t - 1], s.alpha_bars[t - 1]
-            np.testing.assert_allclose(mean, (x_t - beta / np.sqrt(1 - a) * eps) / np.sqrt(alpha),
-                                       rtol=1e-9, atol=1e-12)  # fmt: skip
+            np.testing.assert_allclose(
+                mean, (x_t - beta / np.sqrt(1 - a) * eps) / np.sqrt(alpha), rtol=1e-9, atol=1e-12
+            )
             a_prev = s.alpha_bars[t - 2]
             assert np.isclose(beta + alpha * (1 - a_prev), 1 - a)  # step 4's numerator
 

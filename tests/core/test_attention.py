@@ -49,9 +49,7 @@ def self_qkv(max_n: int = 10, max_d: int = 6):
 
 
 def torch_sdpa(q, k, v, **kw) -> np.ndarray:
-    return F.scaled_dot_product_attention(
-        *(torch.tensor(x) for x in (q, k, v)), **kw
-    ).numpy()  # fmt: skip
+    return F.scaled_dot_product_attention(*(torch.tensor(x) for x in (q, k, v)), **kw).numpy()
 
 
 # ---- properties ----------------------------------------------------------------------------
@@ -93,8 +91,9 @@ def test_permuting_keys_and_values_together_changes_nothing(case, random):
 def test_linear_attention_explicit_equals_reordered(case):
     q, k, v = case
     explicit, w = at.linear_attention_explicit(q, k, v)
-    np.testing.assert_allclose(at.linear_attention_reordered(q, k, v), explicit, rtol=1e-9,
-                               atol=1e-10)  # fmt: skip
+    np.testing.assert_allclose(
+        at.linear_attention_reordered(q, k, v), explicit, rtol=1e-9, atol=1e-10
+    )
     np.testing.assert_allclose(w.sum(axis=-1), 1.0, atol=1e-12)
     out, weights = at.linear_attention(q, k, v)
     np.testing.assert_allclose(out, explicit, rtol=1e-9, atol=1e-10)
@@ -107,8 +106,9 @@ def test_causal_linear_attention_cumsum_equals_lower_triangular_masking(case):
     phi_q, phi_k = at.elu_feature_map(q), at.elu_feature_map(k)
     A = np.tril(phi_q @ phi_k.T)  # including the diagonal
     expected = (A / A.sum(axis=1, keepdims=True)) @ v
-    np.testing.assert_allclose(at.linear_attention_reordered(q, k, v, causal=True), expected,
-                               rtol=1e-9, atol=1e-10)  # fmt: skip
+    np.testing.assert_allclose(
+        at.linear_attention_reordered(q, k, v, causal=True), expected, rtol=1e-9, atol=1e-10
+    )
     out, w = at.linear_attention(q, k, v, causal=True)
     np.testing.assert_allclose(out, expected, rtol=1e-9, atol=1e-10)
     assert np.all(np.triu(w, 1) == 0)
@@ -170,12 +170,12 @@ def test_global_random_block_and_presets():
     n = 16
     star = at.preset_mask("star", n)
     np.testing.assert_array_equal(star, at.star_mask(n))
-    big = at.preset_mask("bigbird", n, width=1, n_global=2, per_row=2,
-                         rng=np.random.default_rng(3))  # fmt: skip
+    big = at.preset_mask("bigbird", n, width=1, n_global=2, per_row=2, rng=np.random.default_rng(3))
     expected = (
-        at.global_mask(n, [0, 1]) | at.band_mask(n, 1)
+        at.global_mask(n, [0, 1])
+        | at.band_mask(n, 1)
         | at.random_mask(n, 2, np.random.default_rng(3))
-    )  # fmt: skip
+    )
     np.testing.assert_array_equal(big, expected)
     lf = at.preset_mask("longformer", n, width=2, dilation=3, n_global=1)
     assert at.density(lf) < 1 and lf[0].all()
@@ -198,7 +198,7 @@ def test_global_random_block_and_presets():
         lambda: at.scaled_dot_product_attention(np.ones((2, 3)), np.ones((2, 3)), np.ones((3, 1))),
         lambda: at.scaled_dot_product_attention(
             np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 1)), np.ones((2, 2))
-        ),  # fmt: skip
+        ),
         lambda: at.scaled_dot_product_attention([[np.nan]], [[1.0]], [[1.0]]),
     ],
 )
@@ -216,8 +216,9 @@ def test_receptive_field_of_a_band_grows_by_the_width_per_layer():
     assert at.receptive_field(g, 2).all() and not at.receptive_field(g, 1).all()
 
 
-@given(arrays(np.bool_, st.tuples(st.integers(1, 8)).map(lambda s: (s[0], s[0]))),
-       st.integers(0, 4))  # fmt: skip
+@given(
+    arrays(np.bool_, st.tuples(st.integers(1, 8)).map(lambda s: (s[0], s[0]))), st.integers(0, 4)
+)
 def test_receptive_field_is_the_boolean_matrix_power(mask, layers):
     A = (mask | np.eye(len(mask), dtype=bool)).astype(float)
     expected = np.linalg.matrix_power(A, layers) > 0
@@ -275,8 +276,13 @@ def torch_mha(x, w_q, w_k, w_v, w_o, h, mask=None):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(1, 3), st.sampled_from([1, 2, 4]), st.integers(1, 7), st.integers(0, 10**6),
-       st.booleans())  # fmt: skip
+@given(
+    st.integers(1, 3),
+    st.sampled_from([1, 2, 4]),
+    st.integers(1, 7),
+    st.integers(0, 10**6),
+    st.booleans(),
+)
 def test_matches_torch_multihead_attention_with_copied_weights(B, h, N, seed, causal):
     rng = np.random.default_rng(seed)
     D = 8
@@ -463,8 +469,11 @@ def test_attention_mask_refuses_an_unknown_kind_and_too_much_padding():
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.sampled_from([(8, 1), (8, 2), (8, 4), (12, 3), (12, 6)]), st.integers(1, 7),
-       st.integers(0, 10**6))  # fmt: skip
+@given(
+    st.sampled_from([(8, 1), (8, 2), (8, 4), (12, 3), (12, 6)]),
+    st.integers(1, 7),
+    st.integers(0, 10**6),
+)
 def test_each_head_alone_is_that_head_of_multi_head_attention(shape, N, seed):
     D, h = shape
     rng = np.random.default_rng(seed)

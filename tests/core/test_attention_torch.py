@@ -43,8 +43,12 @@ def by_hand(x: np.ndarray, ws: list[np.ndarray], h: int, mask: np.ndarray):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.sampled_from([(4, 1), (8, 2), (8, 8), (12, 3), (16, 4)]), st.integers(1, 10),
-       st.integers(0, 10**6), st.booleans())  # fmt: skip
+@given(
+    st.sampled_from([(4, 1), (8, 2), (8, 8), (12, 3), (16, 4)]),
+    st.integers(1, 10),
+    st.integers(0, 10**6),
+    st.booleans(),
+)
 def test_torch_attention_is_attention_written_out_by_hand(shape, N, seed, causal):
     D, h = shape
     x, ws = example(N, D, seed)
@@ -59,8 +63,12 @@ def test_torch_attention_is_attention_written_out_by_hand(shape, N, seed, causal
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.sampled_from([(4, 2), (8, 4), (16, 2), (16, 8)]), st.integers(1, 12),
-       st.integers(0, 10**6), st.booleans())  # fmt: skip
+@given(
+    st.sampled_from([(4, 2), (8, 4), (16, 2), (16, 8)]),
+    st.integers(1, 12),
+    st.integers(0, 10**6),
+    st.booleans(),
+)
 def test_our_attention_agrees_with_torch_to_rounding(shape, N, seed, causal):
     D, h = shape
     x, ws = example(N, D, seed)
@@ -98,6 +106,12 @@ def test_bad_arguments_are_refused_before_torch_runs():
 
 def test_importing_the_module_does_not_load_torch():
     code = "import sys, json, core.attention_torch; print(json.dumps('torch' in sys.modules))"
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, check=True, timeout=120)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     assert json.loads(out.stdout) is False

@@ -26,8 +26,12 @@ def grads_of(N, D, h, F, seed):
     return x, p, t, y, dy, cache, bp.all_gradients(dy, cache)
 
 
-sizes = st.tuples(st.integers(1, 6), st.sampled_from([(4, 1), (4, 2), (6, 3), (8, 2)]),
-                  st.integers(1, 12), st.integers(0, 10_000))  # fmt: skip
+sizes = st.tuples(
+    st.integers(1, 6),
+    st.sampled_from([(4, 1), (4, 2), (6, 3), (8, 2)]),
+    st.integers(1, 12),
+    st.integers(0, 10_000),
+)
 
 
 # ---- oracles -----------------------------------------------------------------------------------
@@ -130,8 +134,10 @@ def test_training_model_gradients_equal_finite_differences():
             e = np.zeros_like(fd)
             e[i] = h
             plus[name], minus[name] = model[name] + e, model[name] - e
-            fd[i] = (bp.model_loss_and_gradients(plus, task)[0]
-                     - bp.model_loss_and_gradients(minus, task)[0]) / (2 * h)  # fmt: skip
+            fd[i] = (
+                bp.model_loss_and_gradients(plus, task)[0]
+                - bp.model_loss_and_gradients(minus, task)[0]
+            ) / (2 * h)
         assert bp.max_relative_error(grads[name], fd) < 1e-4, name
 
 

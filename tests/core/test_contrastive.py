@@ -188,8 +188,13 @@ def test_bad_arguments_raise_core_errors():
 # ---- augmentations -------------------------------------------------------------------------
 
 
-@given(st.integers(4, 40), st.integers(4, 40), st.floats(0.05, 1.0), st.floats(0, 2),
-       st.integers(0, 2**32 - 1))  # fmt: skip
+@given(
+    st.integers(4, 40),
+    st.integers(4, 40),
+    st.floats(0.05, 1.0),
+    st.floats(0, 2),
+    st.integers(0, 2**32 - 1),
+)
 def test_augmented_views_stay_images_and_crops_stay_inside(H, W, area, strength, seed):
     rng = np.random.default_rng(seed)
     image = rng.random((H, W, 3))
@@ -276,8 +281,15 @@ def test_a_few_steps_pull_the_pairs_together():
     fixed = ct.two_views(images, np.random.default_rng([0, 2]), 16).images
     run = sc.train_steps(images, fixed, 0.2, 30, 0, side=16)
     seen = []
-    run2 = sc.train_steps(images, fixed, 0.2, 30, 0, side=16,
-                          on_progress=lambda k, losses: seen.append((k, len(losses))))  # fmt: skip
+    run2 = sc.train_steps(
+        images,
+        fixed,
+        0.2,
+        30,
+        0,
+        side=16,
+        on_progress=lambda k, losses: seen.append((k, len(losses))),
+    )
     np.testing.assert_array_equal(run.fixed_losses, run2.fixed_losses)  # seeded
     assert seen[-1] == (30, 31) and [k for k, _ in seen] == [5, 10, 15, 20, 25, 30]
     assert run.fixed_losses.shape == (31,) and run.similarities.shape == (31, 8, 8)

@@ -47,10 +47,12 @@ def test_the_course_example_and_the_papers_table_3():
     assert f"{float(cv.cost_ratio(3, 128)):.4f}" == "0.1189"
     # Howard et al. 2017, Table 3 (D_K = 3, M = N = 512, D_F = 14): 462M / 2.36M, 52.3M / 0.27M,
     # α = 0.75: 29.6M / 0.15M, ρ = 0.714 (D_F = 10): 15.1M / 0.15M
-    table = [(cv.standard_conv_cost(3, 512, 512, 14), 462, 2.36),
-             (cv.depthwise_separable_cost(3, 512, 512, 14), 52.3, 0.27),
-             (cv.depthwise_separable_cost(3, 384, 384, 14), 29.6, 0.15),
-             (cv.depthwise_separable_cost(3, 384, 384, 10), 15.1, 0.15)]  # fmt: skip
+    table = [
+        (cv.standard_conv_cost(3, 512, 512, 14), 462, 2.36),
+        (cv.depthwise_separable_cost(3, 512, 512, 14), 52.3, 0.27),
+        (cv.depthwise_separable_cost(3, 384, 384, 14), 29.6, 0.15),
+        (cv.depthwise_separable_cost(3, 384, 384, 10), 15.1, 0.15),
+    ]
     for cost, mult_adds, params in table:
         assert round(cost.mult_adds / 1e6, 1 if mult_adds < 100 else 0) == mult_adds
         assert round(cost.params / 1e6, 2) == params
@@ -134,8 +136,13 @@ def test_mobilenet_layers_agree_with_torch_modules():
         assert module.weight.numel() == layer.cost.params
         if layer.kind != "fc":
             x = torch.zeros(1, layer.m, layer.side_in, layer.side_in)
-            y = F.conv2d(x, module.weight, stride=layer.stride, padding=layer.kernel // 2,
-                         groups=module.groups)  # fmt: skip
+            y = F.conv2d(
+                x,
+                module.weight,
+                stride=layer.stride,
+                padding=layer.kernel // 2,
+                groups=module.groups,
+            )
             assert y.shape[-1] == layer.side_out
 
 
@@ -174,8 +181,10 @@ def test_numpy_convolutions_equal_torch_conv2d(maps):
         cv.pointwise_conv(x, p), F.conv2d(X, torch.from_numpy(p)[..., None, None])[0]
     )
     # depthwise then pointwise = one standard convolution with the factorised kernel
-    assert np.allclose(cv.pointwise_conv(cv.depthwise_conv(x, d), p),
-                       cv.standard_conv(x, cv.separable_as_standard(d, p)))  # fmt: skip
+    assert np.allclose(
+        cv.pointwise_conv(cv.depthwise_conv(x, d), p),
+        cv.standard_conv(x, cv.separable_as_standard(d, p)),
+    )
 
 
 @given(st.integers(1, 6), st.integers(1, 6), st.sampled_from([1, 3, 5]), st.integers(0, 10**6))
@@ -230,8 +239,14 @@ def test_pixel_shuffle_places_each_channel_on_its_sub_pixel():
         cv.pixel_shuffle(np.zeros((3, 2, 2)), 2)
 
 
-@given(st.integers(1, 3), st.integers(1, 3), st.integers(1, 4), st.sampled_from([1, 3, 5]),
-       st.integers(1, 5), st.integers(0, 10**6))  # fmt: skip
+@given(
+    st.integers(1, 3),
+    st.integers(1, 3),
+    st.integers(1, 4),
+    st.sampled_from([1, 3, 5]),
+    st.integers(1, 5),
+    st.integers(0, 10**6),
+)
 def test_sub_pixel_convolution_equals_a_transposed_convolution(M, C, r, k, H, seed):
     g = torch.Generator().manual_seed(seed)
     layer = cl.SubPixelUpsample(M, C, r, k, generator=g, dtype=DT)

@@ -19,8 +19,9 @@ from core import diffusion as dif
 from core import reverse as rv
 
 ROOT = Path(__file__).resolve().parents[2]
-SMALL = dn.TrainSettings(steps=600, batch=256, learning_rate=3e-3, hidden=48, depth=2,
-                         n_frequencies=8)  # fmt: skip
+SMALL = dn.TrainSettings(
+    steps=600, batch=256, learning_rate=3e-3, hidden=48, depth=2, n_frequencies=8
+)
 
 
 @pytest.fixture(autouse=True)
@@ -37,8 +38,9 @@ def test_a_generator_seeds_every_weight_and_leaves_the_global_rng_alone():
     b = dn.Denoiser(generator=torch.Generator().manual_seed(1))
     c = dn.Denoiser(generator=torch.Generator().manual_seed(2))
     assert torch.equal(torch.random.get_rng_state(), state)
-    for (name, p), q, r in zip(a.state_dict().items(), b.state_dict().values(),
-                               c.state_dict().values(), strict=True):  # fmt: skip
+    for (name, p), q, r in zip(
+        a.state_dict().items(), b.state_dict().values(), c.state_dict().values(), strict=True
+    ):
         assert torch.equal(p, q) and not torch.equal(p, r), name
 
 
@@ -73,10 +75,15 @@ def test_saved_weights_read_back_to_the_same_network():
 
 def test_progress_is_reported_with_the_losses_so_far():
     seen = []
-    dn.train_denoiser(np.zeros((10, 2)), dif.make_schedule("linear", 10), "eps", 0,
-                      dn.TrainSettings(steps=25, hidden=8, depth=1, n_frequencies=2),
-                      on_progress=lambda k, losses: seen.append((k, len(losses))),
-                      progress_every=10)  # fmt: skip
+    dn.train_denoiser(
+        np.zeros((10, 2)),
+        dif.make_schedule("linear", 10),
+        "eps",
+        0,
+        dn.TrainSettings(steps=25, hidden=8, depth=1, n_frequencies=2),
+        on_progress=lambda k, losses: seen.append((k, len(losses))),
+        progress_every=10,
+    )
     assert seen == [(10, 10), (20, 20), (25, 25)]
 
 
@@ -88,14 +95,25 @@ def test_training_learns_the_exact_eps_of_a_gaussian(prediction):
     mu, sigma = np.array([0.8, -0.5]), 0.3
     data = mu + sigma * np.random.default_rng(0).standard_normal((2000, 2))
     trained = dn.train_denoiser(data, s, prediction, 0, SMALL)
-    untrained = dn.train_denoiser(data, s, prediction, 0, dn.TrainSettings(
-        steps=1, learning_rate=1e-12, hidden=48, depth=2, n_frequencies=8))  # fmt: skip
+    untrained = dn.train_denoiser(
+        data,
+        s,
+        prediction,
+        0,
+        dn.TrainSettings(steps=1, learning_rate=1e-12, hidden=48, depth=2, n_frequencies=8),
+    )
     x = np.random.default_rng(1).standard_normal((500, 2))
     errors = []
     for model in (trained, untrained):
         eps_hat = dn.eps_model(model, s)
-        errors.append(np.mean([np.abs(eps_hat(x, t) - rv.gmm_eps(x, t, s, mu[None], [sigma], [1]))
-                               .mean() for t in (30, 50, 70)]))  # fmt: skip
+        errors.append(
+            np.mean(
+                [
+                    np.abs(eps_hat(x, t) - rv.gmm_eps(x, t, s, mu[None], [sigma], [1])).mean()
+                    for t in (30, 50, 70)
+                ]
+            )
+        )
     assert errors[0] < 0.08 and errors[0] < errors[1] / 5
     assert trained.losses[-100:].mean() < trained.losses[:20].mean()
 
@@ -125,5 +143,6 @@ def test_the_shipped_default_weights_are_what_their_script_makes():
         else:
             assert np.array_equal(shipped[key], value), key
     trained = dn.read_weights(shipped, dn.TrainSpec())
-    assert math.isclose(float(trained.losses[-200:].mean()), float(made["meta.losses"][-200:]
-                        .mean()), rel_tol=1e-4)  # fmt: skip
+    assert math.isclose(
+        float(trained.losses[-200:].mean()), float(made["meta.losses"][-200:].mean()), rel_tol=1e-4
+    )

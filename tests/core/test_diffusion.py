@@ -199,14 +199,16 @@ def test_the_kl_term_is_a_weighted_squared_noise_error(case, x0, eps, eps_theta)
     beta, alpha, a = s.betas[t - 1], s.alphas[t - 1], s.alpha_bars[t - 1]
     x_t = dif.q_sample(x0, t, s, eps)
     mean, var = dif.q_posterior(x_t, x0, t, s)
-    assert math.isclose(mean, (x_t - beta / math.sqrt(1 - a) * eps) / math.sqrt(alpha),
-                        rel_tol=1e-7, abs_tol=1e-7)  # fmt: skip
+    assert math.isclose(
+        mean, (x_t - beta / math.sqrt(1 - a) * eps) / math.sqrt(alpha), rel_tol=1e-7, abs_tol=1e-7
+    )
     mu_theta = (x_t - beta / math.sqrt(1 - a) * eps_theta) / math.sqrt(alpha)
     gap = dif.gaussian_kl(mean, var, mu_theta, beta) - dif.gaussian_kl(mean, var, mean, beta)
     expected = dif.eps_loss_weights(s)[t - 1] * (eps - eps_theta) ** 2
     assert math.isclose(gap, expected, rel_tol=1e-6, abs_tol=1e-9)
-    assert math.isclose(dif.eps_term_excess(x0, t, s, eps, eps_theta), expected,
-                        rel_tol=1e-6, abs_tol=1e-9)  # fmt: skip
+    assert math.isclose(
+        dif.eps_term_excess(x0, t, s, eps, eps_theta), expected, rel_tol=1e-6, abs_tol=1e-9
+    )
 
 
 @given(arrays(np.float64, st.integers(1, 20), elements=st.floats(-10, 10)))
@@ -349,8 +351,11 @@ def test_log_snr_is_torch_logit_of_diffusers_alpha_bar(kind, name):
     assert np.all(np.diff(dif.log_snr(ours)) < 0)
 
 
-@given(schedules_and_steps(), arrays(np.float64, st.integers(1, 6), elements=finite),
-       arrays(np.float64, st.integers(1, 6), elements=finite))  # fmt: skip
+@given(
+    schedules_and_steps(),
+    arrays(np.float64, st.integers(1, 6), elements=finite),
+    arrays(np.float64, st.integers(1, 6), elements=finite),
+)
 def test_q_moments_and_noise_of_invert_one_jump(case, x0, eps):
     s, t = case
     eps = np.resize(eps, x0.shape)
@@ -365,8 +370,9 @@ def test_q_moments_match_diffusers_add_noise_without_noise():
     s, ref = dif.make_schedule("linear", 1000), diffusers_scheduler("linear")
     x0 = np.linspace(-1, 1, 7)
     for t in (1, 10, 500, 1000):
-        want = ref.add_noise(torch.tensor(x0), torch.zeros(7, dtype=torch.float64),
-                             torch.tensor([t - 1])).numpy()  # fmt: skip
+        want = ref.add_noise(
+            torch.tensor(x0), torch.zeros(7, dtype=torch.float64), torch.tensor([t - 1])
+        ).numpy()
         assert np.allclose(dif.q_moments(x0, t, s)[0], want, atol=1e-6)
 
 
@@ -441,14 +447,22 @@ def torch_kl(m_p, v_p, m_q, v_q) -> float:
     return torch.distributions.kl_divergence(p, q).item()
 
 
-@given(st.floats(-3, 3), st.sampled_from([0.1, 0.5, 1.0, 2.0, 4.0]), st.floats(-3, 3),
-       st.sampled_from([0.1, 0.5, 1.0, 2.0, 4.0]))  # fmt: skip
+@given(
+    st.floats(-3, 3),
+    st.sampled_from([0.1, 0.5, 1.0, 2.0, 4.0]),
+    st.floats(-3, 3),
+    st.sampled_from([0.1, 0.5, 1.0, 2.0, 4.0]),
+)
 def test_the_kl_integrand_integrates_to_torchs_kl(m_p, v_p, m_q, v_q):
     x = np.linspace(-30, 30, 6001)
     f = dif.gaussian_kl_integrand(x, m_p, v_p, m_q, v_q)
     assert np.all(np.isfinite(f))
-    assert math.isclose(dif.gaussian_kl_quadrature(m_p, v_p, m_q, v_q, x),
-                        torch_kl(m_p, v_p, m_q, v_q), rel_tol=1e-6, abs_tol=1e-9)  # fmt: skip
+    assert math.isclose(
+        dif.gaussian_kl_quadrature(m_p, v_p, m_q, v_q, x),
+        torch_kl(m_p, v_p, m_q, v_q),
+        rel_tol=1e-6,
+        abs_tol=1e-9,
+    )
     f64 = torch.float64
     p = torch.distributions.Normal(torch.tensor(m_p, dtype=f64), math.sqrt(v_p))
     q = torch.distributions.Normal(torch.tensor(m_q, dtype=f64), math.sqrt(v_q))

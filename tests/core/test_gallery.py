@@ -123,12 +123,14 @@ def torch_attention(q, k, v, mask=None):
 
 def test_full_and_masked_outputs_match_torch():
     inp = make(4, d=6, seed=3)
-    np.testing.assert_allclose(g.run("full", inp).out, torch_attention(inp.q, inp.k, inp.v),
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        g.run("full", inp).out, torch_attention(inp.q, inp.k, inp.v), atol=1e-12
+    )
     for method in ("band", "dilated", "bigbird", "swin"):  # every row keeps ≥ 1 key
         r = g.run(method, inp, g.Settings(width=2, window=2), 5)
-        np.testing.assert_allclose(r.out, torch_attention(inp.q, inp.k, inp.v, r.mask),
-                                   atol=1e-12, err_msg=method)  # fmt: skip
+        np.testing.assert_allclose(
+            r.out, torch_attention(inp.q, inp.k, inp.v, r.mask), atol=1e-12, err_msg=method
+        )
 
 
 @pytest.mark.parametrize("R", [1, 2, 4])

@@ -41,8 +41,12 @@ def png_chunk(kind: bytes, data: bytes) -> bytes:
 def png_declaring(width: int, height: int, idat: bytes = zlib.compress(b"\0" * 64)) -> bytes:
     """A tiny, well-formed PNG (valid CRCs) whose header claims width × height RGB pixels."""
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (images.PNG_SIGNATURE + png_chunk(b"IHDR", ihdr) + png_chunk(b"IDAT", idat)
-            + png_chunk(b"IEND", b""))  # fmt: skip
+    return (
+        images.PNG_SIGNATURE
+        + png_chunk(b"IHDR", ihdr)
+        + png_chunk(b"IDAT", idat)
+        + png_chunk(b"IEND", b"")
+    )
 
 
 def jpeg_declaring(width: int, height: int) -> bytes:
@@ -194,8 +198,13 @@ def test_the_largest_declared_frame_counts():
     """A second IHDR claiming more pixels is what Pillow would use: it is the one checked."""
     small = struct.pack(">IIBBBBB", 8, 8, 8, 2, 0, 0, 0)
     huge = struct.pack(">IIBBBBB", 60_000, 60_000, 8, 2, 0, 0, 0)
-    data = (images.PNG_SIGNATURE + png_chunk(b"IHDR", small) + png_chunk(b"IHDR", huge)
-            + png_chunk(b"IDAT", zlib.compress(b"\0" * 9)) + png_chunk(b"IEND", b""))  # fmt: skip
+    data = (
+        images.PNG_SIGNATURE
+        + png_chunk(b"IHDR", small)
+        + png_chunk(b"IHDR", huge)
+        + png_chunk(b"IDAT", zlib.compress(b"\0" * 9))
+        + png_chunk(b"IEND", b"")
+    )
     assert images.declared_size(data) == ("PNG", (60_000, 60_000))
     with pytest.raises(ValueError, match="decompression bomb"):
         images.load_image(data)

@@ -84,8 +84,13 @@ class OperatorAllocations(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         inputs = [t for t in (*args, *(kwargs or {}).values()) if isinstance(t, torch.Tensor)]
-        inputs += [t for a in args if isinstance(a, (list, tuple)) for t in a
-                   if isinstance(t, torch.Tensor)]  # fmt: skip
+        inputs += [
+            t
+            for a in args
+            if isinstance(a, (list, tuple))
+            for t in a
+            if isinstance(t, torch.Tensor)
+        ]
         shared = {t.untyped_storage().data_ptr() for t in inputs}
         out = func(*args, **(kwargs or {}))
         for t in out if isinstance(out, (list, tuple)) else [out]:
@@ -168,8 +173,9 @@ def test_local_position_lambdas_are_translation_equivariant_away_from_borders(ca
     Hc, Wc = H - a, W - b
     for y in range(p, Hc - p):  # windows that stay inside both images
         for xx in range(p, Wc - p):
-            assert torch.allclose(lam_crop[0, y * Wc + xx], lam[0, (y + a) * W + xx + b],
-                                  atol=1e-12)  # fmt: skip
+            assert torch.allclose(
+                lam_crop[0, y * Wc + xx], lam[0, (y + a) * W + xx + b], atol=1e-12
+            )
 
 
 @given(layers(local=True))
@@ -188,8 +194,9 @@ def test_seeded_construction_is_reproducible_and_leaves_the_global_rng_alone():
     b = ll.LambdaLayer(5, 6, 3, 2, r=3, generator=torch.Generator().manual_seed(7))
     c = ll.LambdaLayer(5, 6, 3, 2, r=3, generator=torch.Generator().manual_seed(8))
     assert torch.equal(torch.get_rng_state(), state)
-    for (name, pa), pb, pc in zip(a.named_parameters(), b.parameters(), c.parameters(),
-                                  strict=True):  # fmt: skip
+    for (name, pa), pb, pc in zip(
+        a.named_parameters(), b.parameters(), c.parameters(), strict=True
+    ):
         assert torch.equal(pa, pb), name
         assert not torch.equal(pa, pc), name
 
@@ -209,8 +216,15 @@ def test_layer_matches_the_papers_equations_written_with_einsum(case):
 def test_local_layer_equals_a_global_layer_with_zero_padded_embeddings(case):
     layer, x = case
     B, C, H, W = x.shape
-    big = ll.LambdaLayer(C, layer.dim_out, layer.dim_k, layer.heads, n=H * W, dtype=DT,
-                         generator=torch.Generator().manual_seed(0))  # fmt: skip
+    big = ll.LambdaLayer(
+        C,
+        layer.dim_out,
+        layer.dim_k,
+        layer.heads,
+        n=H * W,
+        dtype=DT,
+        generator=torch.Generator().manual_seed(0),
+    )
     same_weights(layer, big)
     with torch.no_grad():
         big.pos_emb.copy_(dense_local_embeddings(layer.pos_kernel, H, W).permute(0, 2, 1))

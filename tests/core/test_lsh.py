@@ -229,8 +229,14 @@ def trax_style_mask(buckets, m):
     return score == best  # -1e5 only wins when it is the only finite score
 
 
-@given(st.integers(1, 40), even_b, st.integers(1, 8), st.integers(1, 3), st.integers(0, 2**31),
-       st.booleans())  # fmt: skip
+@given(
+    st.integers(1, 40),
+    even_b,
+    st.integers(1, 8),
+    st.integers(1, 3),
+    st.integers(0, 2**31),
+    st.booleans(),
+)
 @settings(max_examples=80, deadline=None)
 def test_chunked_mask_is_the_papers_sets_p_and_p_tilde(N, b, m, n, seed, look_back):
     h = np.random.default_rng(seed).integers(0, b, (n, N))
@@ -262,8 +268,9 @@ def test_only_the_circular_look_back_of_the_reference_code_differs():
     """All tokens in one bucket, 3 chunks of 2: the reference's chunk 0 also sees chunk 2."""
     h = np.zeros(6, int)
     ours, ref = lsh.chunked_lsh_mask(h, 2), trax_style_mask(h, 2)
-    assert np.array_equal(ours != ref, np.isin(np.arange(6), [0, 1])[:, None]
-                          & np.isin(np.arange(6), [4, 5])[None, :])  # fmt: skip
+    assert np.array_equal(
+        ours != ref, np.isin(np.arange(6), [0, 1])[:, None] & np.isin(np.arange(6), [4, 5])[None, :]
+    )
 
 
 def test_a_query_never_attends_to_another_bucket_and_itself_only_when_alone():
@@ -302,8 +309,9 @@ def test_shared_qk_attention_excludes_itself_and_renormalises_over_the_mask():
     np.testing.assert_allclose(w.sum(axis=1), 1.0)
     assert np.all(np.diag(w) == 0)
     s = 4.0 * x @ x.T  # oracle: softmax over j ≠ i with torch
-    ref = torch.softmax(torch.from_numpy(s).masked_fill(torch.eye(16, dtype=torch.bool),
-                                                        -math.inf), dim=-1).numpy()  # fmt: skip
+    ref = torch.softmax(
+        torch.from_numpy(s).masked_fill(torch.eye(16, dtype=torch.bool), -math.inf), dim=-1
+    ).numpy()
     np.testing.assert_allclose(w, ref, atol=1e-12)
     h = lsh.lsh_buckets(x, lsh.random_rotations(4, 4, rng, 1))
     mask = lsh.chunked_lsh_mask(h, 4)
@@ -376,10 +384,16 @@ def test_the_badge_threshold_rarely_fires_when_the_closed_form_holds():
     theta = np.linspace(0, np.pi, 37)
     p = lsh.collision_probability_two_buckets(theta)
     alarms = sum(
-        lsh.binomial_z(lsh.estimate_collision_probability(
-            theta, 2, np.random.default_rng([seed, 1]), trials=4000), p, 4000).max() > 4.5
+        lsh.binomial_z(
+            lsh.estimate_collision_probability(
+                theta, 2, np.random.default_rng([seed, 1]), trials=4000
+            ),
+            p,
+            4000,
+        ).max()
+        > 4.5
         for seed in range(200)
-    )  # fmt: skip
+    )
     assert alarms == 0
     assert 2 * (1 - 0.5 * (1 + math.erf(4.5 / math.sqrt(2)))) < 1e-5  # the stated tail
 

@@ -80,8 +80,12 @@ def test_log_density_matches_torch_distributions(t, mix, x):
     assert np.allclose(rv.gmm_log_density(x, t, s, *mix), expected, rtol=1e-9, atol=1e-9)
 
 
-@given(schedules_and_steps(), arrays(np.float64, (2,), elements=coordinate),
-       st.floats(0.0, 2.0), points)  # fmt: skip
+@given(
+    schedules_and_steps(),
+    arrays(np.float64, (2,), elements=coordinate),
+    st.floats(0.0, 2.0),
+    points,
+)
 def test_one_gaussian_has_the_closed_form_denoiser(case, mu, sigma, x):
     """x_0 ~ N(μ, σ²I): E[ε | x_t] = √(1−ᾱ)(x_t − √ᾱ μ)/(ᾱσ² + 1 − ᾱ), linear in x_t."""
     s, t = case
@@ -91,8 +95,9 @@ def test_one_gaussian_has_the_closed_form_denoiser(case, mu, sigma, x):
     assert np.allclose(got, expected, rtol=1e-9, atol=1e-12)
 
 
-@given(schedules_and_steps(), mixtures(), points, st.randoms(use_true_random=False),
-       st.floats(0.1, 10))  # fmt: skip
+@given(
+    schedules_and_steps(), mixtures(), points, st.randoms(use_true_random=False), st.floats(0.1, 10)
+)
 def test_the_denoiser_ignores_component_order_and_weight_scale(case, mix, x, random, c):
     s, t = case
     means, stds, weights = mix
@@ -136,14 +141,23 @@ def test_monte_carlo_the_exact_eps_is_the_conditional_mean():
 
 
 # ---- conversions between ε, x_0, v and the score ----------------------------------------
-@given(schedules_and_steps(), st.sampled_from(rv.PREDICTIONS), st.sampled_from(rv.PREDICTIONS),
-       points, points)  # fmt: skip
+@given(
+    schedules_and_steps(),
+    st.sampled_from(rv.PREDICTIONS),
+    st.sampled_from(rv.PREDICTIONS),
+    points,
+    points,
+)
 def test_every_conversion_agrees_with_the_definitions(case, source, target, x0, eps):
     s, t = case
     a = float(s.alpha_bars[t - 1])
     x_t = math.sqrt(a) * x0 + math.sqrt(1 - a) * eps
-    truth = {"eps": eps, "x0": x0, "v": math.sqrt(a) * eps - math.sqrt(1 - a) * x0,
-             "score": -eps / math.sqrt(1 - a)}  # fmt: skip
+    truth = {
+        "eps": eps,
+        "x0": x0,
+        "v": math.sqrt(a) * eps - math.sqrt(1 - a) * x0,
+        "score": -eps / math.sqrt(1 - a),
+    }
     got = rv.convert(x_t, t, truth[source], source, target, s)
     scale = 1 + np.abs(truth[target]).max()
     tol = 1e-9 / math.sqrt(a) / math.sqrt(1 - a)  # dividing by √ᾱ or √(1−ᾱ) costs digits
@@ -188,16 +202,22 @@ def test_eps_cannot_give_x0_where_alpha_bar_is_zero_but_v_can():
 # ---- DDPM and DDIM against diffusers ------------------------------------------------------
 @pytest.mark.parametrize("kind", ["linear", "cosine"])
 @pytest.mark.parametrize("t", [1, 2, 37, 500, 1000])
-@pytest.mark.parametrize(("variance", "variance_type"),
-                         [("posterior", "fixed_small"), ("beta", "fixed_large")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("variance", "variance_type"), [("posterior", "fixed_small"), ("beta", "fixed_large")]
+)
 def test_ddpm_step_matches_diffusers(kind, t, variance, variance_type):
     s = dif.make_schedule(kind, 1000)
-    sched = DDPMScheduler(num_train_timesteps=1000, trained_betas=s.betas.tolist(),
-                          variance_type=variance_type, clip_sample=False)  # fmt: skip
+    sched = DDPMScheduler(
+        num_train_timesteps=1000,
+        trained_betas=s.betas.tolist(),
+        variance_type=variance_type,
+        clip_sample=False,
+    )
     rng = np.random.default_rng(t)
     x, eps = rng.standard_normal((6, 2)), rng.standard_normal((6, 2))
-    out = sched.step(torch.tensor(eps), t - 1, torch.tensor(x),
-                     generator=torch.Generator().manual_seed(t)).prev_sample  # fmt: skip
+    out = sched.step(
+        torch.tensor(eps), t - 1, torch.tensor(x), generator=torch.Generator().manual_seed(t)
+    ).prev_sample
     z = torch.randn((6, 2), generator=torch.Generator().manual_seed(t), dtype=torch.float64)
     ours = rv.ddpm_step(x, t, eps, s, z.numpy(), variance)
     assert np.allclose(ours, out.numpy(), rtol=1e-4, atol=1e-4)
@@ -210,9 +230,13 @@ def test_ddim_step_matches_diffusers(T, n_inference, eta, prediction):
     """diffusers steps from its k to k − T/n; our t = k + 1 → t_prev = k − T/n + 1 (0: data)."""
     s = dif.make_schedule("cosine", T)
     prediction_type = {"eps": "epsilon", "x0": "sample", "v": "v_prediction"}[prediction]
-    sched = DDIMScheduler(num_train_timesteps=T, trained_betas=s.betas.tolist(),
-                          clip_sample=False, set_alpha_to_one=True,
-                          prediction_type=prediction_type)  # fmt: skip
+    sched = DDIMScheduler(
+        num_train_timesteps=T,
+        trained_betas=s.betas.tolist(),
+        clip_sample=False,
+        set_alpha_to_one=True,
+        prediction_type=prediction_type,
+    )
     sched.set_timesteps(n_inference)
     rng = np.random.default_rng(T + n_inference)
     gap = T // n_inference
@@ -220,8 +244,9 @@ def test_ddim_step_matches_diffusers(T, n_inference, eta, prediction):
     for k in [*ks, gap - 1]:  # k − gap = −1: diffusers' "ᾱ = 1", our t_prev = 0
         t, t_prev = k + 1, k - gap + 1
         x, out, z = (rng.standard_normal((5, 2)) for _ in range(3))
-        theirs = sched.step(torch.tensor(out), k, torch.tensor(x), eta=eta,
-                            variance_noise=torch.tensor(z)).prev_sample.numpy()  # fmt: skip
+        theirs = sched.step(
+            torch.tensor(out), k, torch.tensor(x), eta=eta, variance_noise=torch.tensor(z)
+        ).prev_sample.numpy()
         eps = rv.to_eps(x, t, out, prediction, s)
         x0 = None if prediction == "eps" else rv.to_x0(x, t, out, prediction, s)
         ours = rv.ddim_step(x, t, t_prev, eps, s, eta, z, x0=x0)
@@ -231,8 +256,12 @@ def test_ddim_step_matches_diffusers(T, n_inference, eta, prediction):
 @given(schedules_and_steps(), points, points, points)
 def test_ddim_with_eta_one_and_one_step_is_ddpm(case, x, eps, z):
     s, t = case
-    assert np.allclose(rv.ddim_step(x, t, t - 1, eps, s, 1.0, z), rv.ddpm_step(x, t, eps, s, z),
-                       rtol=1e-9, atol=1e-9)  # fmt: skip
+    assert np.allclose(
+        rv.ddim_step(x, t, t - 1, eps, s, 1.0, z),
+        rv.ddpm_step(x, t, eps, s, z),
+        rtol=1e-9,
+        atol=1e-9,
+    )
 
 
 @given(schedules_and_steps(), points, points)
@@ -296,25 +325,32 @@ def test_many_ode_steps_reach_the_closed_form_transport_of_a_gaussian():
     model = rv.gmm_eps_model(s, mu[None], [sigma], [1.0])
     x_T = np.random.default_rng(1).standard_normal((200, 2))
     exact = gaussian_flow(x_T, s.alpha_bars[-1], 1.0, mu, sigma)
-    errors = [np.abs(rv.sample(x_T, model, s, m, n).path[-1] - exact).max()
-              for m, n in (("euler", 100), ("heun", 100), ("euler", 1000))]  # fmt: skip
+    errors = [
+        np.abs(rv.sample(x_T, model, s, m, n).path[-1] - exact).max()
+        for m, n in (("euler", 100), ("heun", 100), ("euler", 1000))
+    ]
     assert errors[2] < 0.01 and errors[1] < errors[0]
 
 
 # ---- whole samplers with the exact ε* ---------------------------------------------------
-MIX = (np.array([[-1.0, 0.0], [1.0, 0.5], [0.0, -1.2]]), np.array([0.12, 0.2, 0.15]),
-       np.array([0.55, 0.3, 0.15]))  # fmt: skip
+MIX = (
+    np.array([[-1.0, 0.0], [1.0, 0.5], [0.0, -1.2]]),
+    np.array([0.12, 0.2, 0.15]),
+    np.array([0.55, 0.3, 0.15]),
+)
 
 
-@pytest.mark.parametrize(("sampler", "n_steps", "eta"),
-                         [("ddpm", 400, 0.0), ("ddim", 400, 1.0), ("ddim", 100, 0.0),
-                          ("heun", 60, 0.0)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("sampler", "n_steps", "eta"),
+    [("ddpm", 400, 0.0), ("ddim", 400, 1.0), ("ddim", 100, 0.0), ("heun", 60, 0.0)],
+)
 def test_sampling_with_the_exact_eps_reproduces_the_mixture(sampler, n_steps, eta):
     s = dif.make_schedule("linear", 400)
     rng = np.random.default_rng(0)
     n = 4000
-    run = rv.sample(rng.standard_normal((n, 2)), rv.gmm_eps_model(s, *MIX), s, sampler,
-                    n_steps, rng, eta=eta)  # fmt: skip
+    run = rv.sample(
+        rng.standard_normal((n, 2)), rv.gmm_eps_model(s, *MIX), s, sampler, n_steps, rng, eta=eta
+    )
     assert run.path.shape == (n_steps + 1, n, 2) and run.steps[0] == 400 and run.steps[-1] == 0
     fit = rv.mixture_fit(run.path[-1], *MIX)
     se = np.sqrt(MIX[2] * (1 - MIX[2]) / n)
@@ -329,8 +365,14 @@ def test_ddpm_with_the_exact_eps_gives_a_gaussian_its_mean_and_variance():
     mu, sigma = np.array([0.4, -0.7]), 0.5
     rng = np.random.default_rng(3)
     n = 20_000
-    run = rv.sample(rng.standard_normal((n, 2)), rv.gmm_eps_model(s, mu[None], [sigma], [1.0]),
-                    s, "ddpm", 200, rng)  # fmt: skip
+    run = rv.sample(
+        rng.standard_normal((n, 2)),
+        rv.gmm_eps_model(s, mu[None], [sigma], [1.0]),
+        s,
+        "ddpm",
+        200,
+        rng,
+    )
     x = run.path[-1]
     assert np.all(np.abs(x.mean(axis=0) - mu) < 5 * sigma / math.sqrt(n))
     assert np.all(np.abs(x.var(axis=0) / sigma**2 - 1) < 0.05)
@@ -359,8 +401,10 @@ def test_sampling_steps_run_from_T_to_zero(T, data):
     assert np.all(np.diff(steps) < 0)
 
 
-@given(arrays(np.float64, st.integers(1, 30), elements=coordinate),
-       arrays(np.float64, st.integers(1, 30), elements=coordinate))  # fmt: skip
+@given(
+    arrays(np.float64, st.integers(1, 30), elements=coordinate),
+    arrays(np.float64, st.integers(1, 30), elements=coordinate),
+)
 def test_w1_is_the_area_between_the_two_distribution_functions(a, b):
     """Oracle: ∫|F_a − F_b| by brute force on a fine grid; equal sizes: mean |sort a − sort b|."""
     got = float(rv.wasserstein_1d(a, b))
@@ -390,23 +434,39 @@ def test_mixture_fit_of_the_data_itself_recovers_the_mixture():
     assert np.allclose(fit.stds, MIX[1], rtol=0.03)
 
 
-@pytest.mark.parametrize(("call", "code"), [
-    (lambda s: rv.ddim_step(np.zeros((1, 2)), 5, 5, np.zeros((1, 2)), s), "out_of_range"),
-    (lambda s: rv.ddim_step(np.zeros((1, 2)), 5, 2, np.zeros((1, 3)), s), "reverse_shapes"),
-    (lambda s: rv.ddim_step(np.zeros((1, 2)), 5, 2, np.zeros((1, 2)), s, 1.0),
-     "reverse_needs_noise"),
-    (lambda s: rv.ddim_step(np.zeros((1, 2)), 5, 2, np.zeros((1, 2)), s, 9.0, np.zeros((1, 2))),
-     "reverse_eta_too_large"),
-    (lambda s: rv.ddpm_step(np.zeros((1, 2)), 11, np.zeros((1, 2)), s, np.zeros((1, 2))),
-     "out_of_range"),
-    (lambda s: rv.gmm_eps(np.zeros((1, 2)), 3, s, [[0, 0]], [0.1, 0.2], [1]),
-     "reverse_mixture_shapes"),
-    (lambda s: rv.gmm_eps(np.zeros((1, 2)), 3, s, [[0, 0]], [0.1], [-1]), "reverse_mixture_signs"),
-    (lambda s: rv.gmm_eps(np.zeros((1, 3)), 3, s, [[0, 0]], [0.1], [1]), "reverse_dimension"),
-    (lambda s: rv.sample(np.zeros((1, 2)), lambda x, t: x, s, "ddpm", 5), "reverse_ddpm_steps"),
-    (lambda s: rv.sample(np.zeros((1, 2)), lambda x, t: x, s, "ddpm", 10), "reverse_needs_rng"),
-    (lambda s: rv.sliced_wasserstein(np.zeros((2, 3)), np.zeros((2, 3))), "reverse_not_2d"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("call", "code"),
+    [
+        (lambda s: rv.ddim_step(np.zeros((1, 2)), 5, 5, np.zeros((1, 2)), s), "out_of_range"),
+        (lambda s: rv.ddim_step(np.zeros((1, 2)), 5, 2, np.zeros((1, 3)), s), "reverse_shapes"),
+        (
+            lambda s: rv.ddim_step(np.zeros((1, 2)), 5, 2, np.zeros((1, 2)), s, 1.0),
+            "reverse_needs_noise",
+        ),
+        (
+            lambda s: rv.ddim_step(
+                np.zeros((1, 2)), 5, 2, np.zeros((1, 2)), s, 9.0, np.zeros((1, 2))
+            ),
+            "reverse_eta_too_large",
+        ),
+        (
+            lambda s: rv.ddpm_step(np.zeros((1, 2)), 11, np.zeros((1, 2)), s, np.zeros((1, 2))),
+            "out_of_range",
+        ),
+        (
+            lambda s: rv.gmm_eps(np.zeros((1, 2)), 3, s, [[0, 0]], [0.1, 0.2], [1]),
+            "reverse_mixture_shapes",
+        ),
+        (
+            lambda s: rv.gmm_eps(np.zeros((1, 2)), 3, s, [[0, 0]], [0.1], [-1]),
+            "reverse_mixture_signs",
+        ),
+        (lambda s: rv.gmm_eps(np.zeros((1, 3)), 3, s, [[0, 0]], [0.1], [1]), "reverse_dimension"),
+        (lambda s: rv.sample(np.zeros((1, 2)), lambda x, t: x, s, "ddpm", 5), "reverse_ddpm_steps"),
+        (lambda s: rv.sample(np.zeros((1, 2)), lambda x, t: x, s, "ddpm", 10), "reverse_needs_rng"),
+        (lambda s: rv.sliced_wasserstein(np.zeros((2, 3)), np.zeros((2, 3))), "reverse_not_2d"),
+    ],
+)
 def test_bad_arguments_raise_core_errors_with_codes(call, code):
     with pytest.raises(CoreError) as err:
         call(dif.make_schedule("linear", 10))
@@ -435,21 +495,24 @@ def test_minimum_loss_of_one_gaussian_is_its_posterior_variance(prediction):
     var = a * sigma**2 / (a * sigma**2 + 1 - a)
     if prediction == "x0":
         var = sigma**2 * (1 - a) / (a * sigma**2 + 1 - a)
-    got = rv.minimum_loss([[0.3, -0.2]], [sigma], [1.0], s, prediction, 200_000,
-                          np.random.default_rng(0))  # fmt: skip
+    got = rv.minimum_loss(
+        [[0.3, -0.2]], [sigma], [1.0], s, prediction, 200_000, np.random.default_rng(0)
+    )
     assert math.isclose(got, var.mean(), rel_tol=0.02)
 
 
 # ---- σ_t of DDPM and the pooled spread -------------------------------------------------------
 @pytest.mark.parametrize("kind", ["linear", "cosine"])
-@pytest.mark.parametrize(("variance", "variance_type"),
-                         [("posterior", "fixed_small"), ("beta", "fixed_large")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("variance", "variance_type"), [("posterior", "fixed_small"), ("beta", "fixed_large")]
+)
 def test_ddpm_sigma_matches_diffusers_variance(kind, variance, variance_type):
     """diffusers' ``_get_variance(k)`` is σ² of its step k → k − 1 (our t = k + 1), but for
     k = 0 it is not used (no noise at the last step) and ``fixed_small`` clips it at 1e-20."""
     s = dif.make_schedule(kind, 1000)
-    sched = DDPMScheduler(num_train_timesteps=1000, trained_betas=s.betas.tolist(),
-                          variance_type=variance_type)  # fmt: skip
+    sched = DDPMScheduler(
+        num_train_timesteps=1000, trained_betas=s.betas.tolist(), variance_type=variance_type
+    )
     for t in (2, 3, 50, 999, 1000):
         theirs = float(sched._get_variance(t - 1))
         assert math.isclose(rv.ddpm_sigma(t, s, variance) ** 2, theirs, rel_tol=1e-3), t  # float32
@@ -499,8 +562,9 @@ def test_step_numbers_rebuild_the_ddim_and_ddpm_steps(case, data, x, eps, z, eta
         d = rv.step_numbers(x, t, t - 1, eps, s, "ddpm", variance=variance)
         alpha, beta = s.alphas[t - 1], s.betas[t - 1]
         mean = (x - beta / math.sqrt(1 - d.alpha_bar) * eps) / math.sqrt(alpha)
-        assert np.allclose(mean + d.sigma * z, rv.ddpm_step(x, t, eps, s, z, variance),
-                           rtol=1e-9, atol=1e-9)  # fmt: skip
+        assert np.allclose(
+            mean + d.sigma * z, rv.ddpm_step(x, t, eps, s, z, variance), rtol=1e-9, atol=1e-9
+        )
     assert rv.step_numbers(x, t, t_prev, eps, s, "heun").sigma == 0.0
 
 

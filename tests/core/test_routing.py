@@ -69,8 +69,9 @@ def brute_force_top_k(q, keys, K):
     """An independent search: every (score, index) pair sorted by hand, python floats."""
     out = []
     for row in q:
-        scored = sorted(((-sum(a * b for a, b in zip(row, k, strict=True)), j)
-                         for j, k in enumerate(keys)))  # fmt: skip
+        scored = sorted(
+            ((-sum(a * b for a, b in zip(row, k, strict=True)), j) for j, k in enumerate(keys))
+        )
         out.append([j for _, j in scored[:K]])
     return np.array(out)
 
@@ -91,21 +92,30 @@ def test_recall_is_in_unit_interval_and_one_when_every_cluster_is_scanned(seed, 
     truth = rt.top_k_inner_product(q, keys, 5)
     flat = rt.kmeans(keys, 16, rng)
     tree = rt.build_tree(keys, 4, 4, rng)
-    for cands, dots in (rt.search_flat(q, keys, flat.centroids, flat.labels, L),
-                        rt.search_tree(q, keys, tree, L)):  # fmt: skip
+    for cands, dots in (
+        rt.search_flat(q, keys, flat.centroids, flat.labels, L),
+        rt.search_tree(q, keys, tree, L),
+    ):
         r = rt.recall(rt.rescored_top_k(q, keys, cands, 5), truth)
         assert np.all((r >= 0) & (r <= 1))
         assert np.all(dots >= len(c) for c in cands)
     n_leaves = len(tree.leaves)
-    for cands, _ in (rt.search_flat(q, keys, flat.centroids, flat.labels, 16),
-                     rt.search_tree(q, keys, tree, n_leaves)):  # fmt: skip
+    for cands, _ in (
+        rt.search_flat(q, keys, flat.centroids, flat.labels, 16),
+        rt.search_tree(q, keys, tree, n_leaves),
+    ):
         assert all(len(c) == len(keys) for c in cands)  # all dot products computed
         assert np.all(rt.recall(rt.rescored_top_k(q, keys, cands, 5), truth) == 1.0)
 
 
 def test_recall_curves_rise_to_one_and_the_tree_needs_fewer_centroid_products():
-    curves = rt.recall_curves(*reversed(toydata.mips_keys(400, 32, 8, 8, np.random.default_rng(1))),
-                              10, 4, 4, np.random.default_rng(2))  # fmt: skip
+    curves = rt.recall_curves(
+        *reversed(toydata.mips_keys(400, 32, 8, 8, np.random.default_rng(1))),
+        10,
+        4,
+        4,
+        np.random.default_rng(2),
+    )
     assert curves.flat_recall[-1] == 1.0 and curves.tree_recall[-1] == 1.0
     assert np.all((curves.flat_recall >= 0) & (curves.flat_recall <= 1))
     assert np.all(np.diff(curves.flat_recall) >= -1e-12)

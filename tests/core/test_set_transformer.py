@@ -197,8 +197,10 @@ def test_attention_matches_an_explicit_einsum_softmax_and_sdpa(n_q, n_k, h, seed
     X, Y = tensor(seed, 2, n_q, 3), tensor(seed + 1, 2, n_k, 5)
     with torch.no_grad():
         Q, M, A = mab.multihead(X, Y)
-        q, k, v = (t.unflatten(-1, (h, 4)).transpose(1, 2)  # (B, h, n, d_h)
-                   for t in (Q, mab.fc_k(Y), mab.fc_v(Y)))  # fmt: skip
+        q, k, v = (
+            t.unflatten(-1, (h, 4)).transpose(1, 2)  # (B, h, n, d_h)
+            for t in (Q, mab.fc_k(Y), mab.fc_v(Y))
+        )
         logits = torch.einsum("bhie,bhje->bhij", q, k) / math.sqrt(dim_v // h)
         assert torch.allclose(A, torch.softmax(logits, dim=-1), atol=1e-12)
         O = F.scaled_dot_product_attention(q, k, v)  # torch's default scale 1/√d_h
@@ -220,8 +222,11 @@ def test_mab_is_the_papers_two_residual_steps(ln):
         Q, M, _ = mab.multihead(X, Y)
         assert torch.equal(Q, X @ mab.fc_q.weight.T + mab.fc_q.bias)
         H = norm(Q + M)
-        rff = F.linear(F.relu(F.linear(H, mab.rff.fc1.weight, mab.rff.fc1.bias)),
-                       mab.rff.fc2.weight, mab.rff.fc2.bias)  # fmt: skip
+        rff = F.linear(
+            F.relu(F.linear(H, mab.rff.fc1.weight, mab.rff.fc1.bias)),
+            mab.rff.fc2.weight,
+            mab.rff.fc2.bias,
+        )
         assert torch.allclose(mab(X, Y), norm(H + rff), atol=1e-12)
 
 
@@ -321,8 +326,15 @@ def test_seeded_blocks_are_float64_and_drawn_from_their_own_seeds():
 @given(st.integers(2, 12), st.integers(0, 10_000), st.sampled_from([None, 1, 3]))
 @settings(deadline=None, max_examples=25)
 def test_the_whole_set_transformer_is_permutation_invariant(n, seed, m):
-    model = stf.SetTransformer(2, 3, dim=8, num_heads=2, num_inducing=m, num_seeds=2,
-                               generator=torch.Generator().manual_seed(seed)).double()  # fmt: skip
+    model = stf.SetTransformer(
+        2,
+        3,
+        dim=8,
+        num_heads=2,
+        num_inducing=m,
+        num_seeds=2,
+        generator=torch.Generator().manual_seed(seed),
+    ).double()
     X = torch.randn(1, n, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(seed))
     p = torch.from_numpy(np.random.default_rng(seed).permutation(n))
     with torch.inference_mode():
@@ -332,18 +344,35 @@ def test_the_whole_set_transformer_is_permutation_invariant(n, seed, m):
 
 
 def test_the_set_transformer_explains_encoder_decoder_output():
-    model = stf.SetTransformer(2, 5, dim=8, num_heads=2, num_inducing=4, num_seeds=3,
-                               generator=torch.Generator().manual_seed(0)).double()  # fmt: skip
+    model = stf.SetTransformer(
+        2,
+        5,
+        dim=8,
+        num_heads=2,
+        num_inducing=4,
+        num_seeds=3,
+        generator=torch.Generator().manual_seed(0),
+    ).double()
     X = torch.randn(2, 7, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
     with torch.inference_mode():
         result = model.explain(X)
     assert [tuple(t.shape) for t in result.chain] == [
-        (2, 7, 2), (2, 7, 8), (2, 7, 8), (2, 3, 8), (2, 3, 8), (2, 3, 5)
-    ]  # fmt: skip
+        (2, 7, 2),
+        (2, 7, 8),
+        (2, 7, 8),
+        (2, 3, 8),
+        (2, 3, 8),
+        (2, 3, 5),
+    ]
     # the maps: ISAB (m×n, n×m) twice, PMA (k×n), the decoder's SAB (k×k)
     assert [tuple(A.shape[-2:]) for A in result.weights] == [
-        (4, 7), (7, 4), (4, 7), (7, 4), (3, 7), (3, 3)
-    ]  # fmt: skip
+        (4, 7),
+        (7, 4),
+        (4, 7),
+        (7, 4),
+        (3, 7),
+        (3, 3),
+    ]
     assert torch.equal(model(X), result.output)
     # the decoder is the paper's rFF(SAB(PMA_k(Z))) followed by the output layer
     with torch.inference_mode():
@@ -361,8 +390,15 @@ def test_the_set_transformer_explains_encoder_decoder_output():
 @settings(deadline=None, max_examples=20)
 def test_the_model_attention_cost_counts_every_map_the_model_computes(n, k, m):
     """model_attention_cost against the maps a real forward pass returns (per head)."""
-    model = stf.SetTransformer(2, 3, dim=4, num_heads=2, num_inducing=m, num_seeds=k,
-                               generator=torch.Generator().manual_seed(n)).double()  # fmt: skip
+    model = stf.SetTransformer(
+        2,
+        3,
+        dim=4,
+        num_heads=2,
+        num_inducing=m,
+        num_seeds=k,
+        generator=torch.Generator().manual_seed(n),
+    ).double()
     with torch.inference_mode():
         result = model.explain(torch.zeros(1, n, 2, dtype=torch.float64))
     counted = [A[0, 0].numel() for A in result.weights]  # one head
@@ -395,8 +431,9 @@ def test_shuffle_test_names_each_blocks_symmetry_and_agrees_with_permutation_mat
         test = stf.shuffle_test(block, X, p)
         assert torch.allclose(test.out_of_shuffled[0], P @ test.out[0], atol=1e-12)
         assert test.equivariance_gap < 1e-12
-        assert test.symmetry() == ("invariant" if n == 1 or test.invariance_gap < 1e-9
-                                   else "equivariant")  # fmt: skip
+        assert test.symmetry() == (
+            "invariant" if n == 1 or test.invariance_gap < 1e-9 else "equivariant"
+        )
     assert stf.shuffle_test(lambda Z: pma(isab(Z)), X, p).symmetry() == "invariant"
     for kind in stf.POOLS:
         assert (

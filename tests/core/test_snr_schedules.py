@@ -83,8 +83,10 @@ def test_block_means_are_average_pooling(image, b):
     assert np.allclose(snr.block_means(image, b), pooled[0].permute(1, 2, 0).numpy())
 
 
-@given(arrays(np.float64, (30,), elements=st.floats(-5, 5)),
-       arrays(np.float64, (30,), elements=st.floats(-5, 5)))  # fmt: skip
+@given(
+    arrays(np.float64, (30,), elements=st.floats(-5, 5)),
+    arrays(np.float64, (30,), elements=st.floats(-5, 5)),
+)
 def test_correlation_is_numpys(a, b):
     if np.ptp(a) < 1e-6 or np.ptp(b) < 1e-6:
         return
@@ -122,20 +124,25 @@ DIFFUSERS_NAMES = {
     "cosine": {"beta_schedule": "squaredcos_cap_v2"},
     "quadratic": {"beta_schedule": "scaled_linear"},  # √β evenly spaced, DDPM's endpoints
     "sigmoid": {"beta_schedule": "sigmoid"},
-    "stable_diffusion": {"beta_schedule": "scaled_linear", "beta_start": 0.00085,
-                         "beta_end": 0.012},
-}  # fmt: skip
+    "stable_diffusion": {
+        "beta_schedule": "scaled_linear",
+        "beta_start": 0.00085,
+        "beta_end": 0.012,
+    },
+}
 
 
 @pytest.mark.parametrize("name", snr.SCHEDULE_NAMES)
 @pytest.mark.parametrize("zero", [False, True])
 def test_named_schedules_are_diffusers_ddpm_schedules(name, zero):
     ours = snr.named_schedule(name, 1000, zero)
-    theirs = DDPMScheduler(num_train_timesteps=1000, rescale_betas_zero_snr=zero,
-                           **DIFFUSERS_NAMES[name])  # fmt: skip
+    theirs = DDPMScheduler(
+        num_train_timesteps=1000, rescale_betas_zero_snr=zero, **DIFFUSERS_NAMES[name]
+    )
     # diffusers computes in float32: compare at float32 precision
-    assert np.allclose(ours.alpha_bars, theirs.alphas_cumprod.double().numpy(), rtol=2e-5,
-                       atol=1e-7)  # fmt: skip
+    assert np.allclose(
+        ours.alpha_bars, theirs.alphas_cumprod.double().numpy(), rtol=2e-5, atol=1e-7
+    )
     assert bool(ours.alpha_bars[-1] == 0) is zero
 
 
@@ -154,8 +161,12 @@ alpha_bars = st.floats(0.0, 0.9999)
 def test_targets_are_a_rotation_and_convert_into_each_other(x0, eps, a):
     truth = snr.targets(x0, eps, a)
     # a rotation keeps lengths: ‖x_t‖² + ‖v‖² = ‖x_0‖² + ‖ε‖²
-    assert math.isclose(np.sum(truth.x_t**2) + np.sum(truth.v**2),
-                        np.sum(x0**2) + np.sum(eps**2), rel_tol=1e-9, abs_tol=1e-9)  # fmt: skip
+    assert math.isclose(
+        np.sum(truth.x_t**2) + np.sum(truth.v**2),
+        np.sum(x0**2) + np.sum(eps**2),
+        rel_tol=1e-9,
+        abs_tol=1e-9,
+    )
     assert np.allclose(truth.score, -eps / math.sqrt(1 - a))
     schedule = snr.schedule_from_alpha_bars([a]) if a > 0 else None
     if schedule is not None:
@@ -243,10 +254,10 @@ def test_leak_is_the_formula_and_the_measured_correlation():
     assert np.allclose(found.x_T, 0.1 * image + math.sqrt(0.99) * noise)
     for k, b in enumerate([1, 2, 4]):
         m0 = snr.block_means(image, b)
-        assert math.isclose(found.expected[k],
-                            snr.expected_block_correlation(0.01, m0.var(), b))  # fmt: skip
-        assert math.isclose(found.measured[k], np.corrcoef(m0.ravel(),
-                            snr.block_means(found.x_T, b).ravel())[0, 1])  # fmt: skip
+        assert math.isclose(found.expected[k], snr.expected_block_correlation(0.01, m0.var(), b))
+        assert math.isclose(
+            found.measured[k], np.corrcoef(m0.ravel(), snr.block_means(found.x_T, b).ravel())[0, 1]
+        )
     assert np.all(snr.leak(image, 0.0, [1, 2, 4], noise).expected == 0)
 
 
@@ -262,13 +273,16 @@ def test_leak_averaged_over_noise_draws_is_the_formula():
 @given(arrays(np.float64, (12, 12, 3), elements=st.floats(-1, 1)), st.sampled_from([1, 2, 3, 4]))
 def test_blocky_is_average_pooling_then_nearest_upsampling(image, b):
     x = torch.tensor(image).permute(2, 0, 1)[None]
-    up = torch.nn.functional.interpolate(torch.nn.functional.avg_pool2d(x, b), scale_factor=b,
-                                         mode="nearest")  # fmt: skip
+    up = torch.nn.functional.interpolate(
+        torch.nn.functional.avg_pool2d(x, b), scale_factor=b, mode="nearest"
+    )
     assert np.allclose(snr.blocky(image, b), up[0].permute(1, 2, 0).numpy())
 
 
-@given(arrays(np.float64, (40,), elements=st.floats(-5, 5)),
-       arrays(np.float64, (40,), elements=st.floats(-5, 5)))  # fmt: skip
+@given(
+    arrays(np.float64, (40,), elements=st.floats(-5, 5)),
+    arrays(np.float64, (40,), elements=st.floats(-5, 5)),
+)
 def test_contrast_match_copies_mean_and_spread(x, ref):
     out = snr.contrast_match(x, ref)
     assert math.isclose(out.mean(), ref.mean(), abs_tol=1e-9)

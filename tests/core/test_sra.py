@@ -64,8 +64,11 @@ def test_sra_rows_are_distributions(case):
 def test_conv2d_plus_layer_norm_equals_patchify_plus_linear(case):
     """Oracle: PVT's code form (torch nn.Conv2d kernel = stride = R, then LayerNorm)."""
     x, H, W, R, w_s = case
-    assert np.allclose(sra.conv_spatial_reduction(x, H, W, R, w_s),
-                       sra.spatial_reduction(x, H, W, R, w_s), atol=1e-9)  # fmt: skip
+    assert np.allclose(
+        sra.conv_spatial_reduction(x, H, W, R, w_s),
+        sra.spatial_reduction(x, H, W, R, w_s),
+        atol=1e-9,
+    )
 
 
 def test_against_an_independent_torch_unfold_and_layer_norm():
@@ -93,13 +96,25 @@ def test_pvt_table_one_and_token_counts_at_224():
     assert [r.side for r in rows] == [56, 28, 14, 7]
     assert [r.in_side for r in rows] == [224, 56, 28, 14]
     assert [(c.P, c.C, c.heads, c.R, c.E) for c in sra.PVT_STAGES] == [
-        (4, 64, 1, 8, 8), (2, 128, 2, 4, 8), (2, 320, 5, 2, 4), (2, 512, 8, 1, 4)]  # fmt: skip
+        (4, 64, 1, 8, 8),
+        (2, 128, 2, 4, 8),
+        (2, 320, 5, 2, 4),
+        (2, 512, 8, 1, 4),
+    ]
     assert [(r.P, r.C, r.heads, r.R, r.E) for r in rows] == [
-        (4, 64, 1, 8, 8), (2, 128, 2, 4, 8), (2, 320, 5, 2, 4), (2, 512, 8, 1, 4)]  # fmt: skip
+        (4, 64, 1, 8, 8),
+        (2, 128, 2, 4, 8),
+        (2, 320, 5, 2, 4),
+        (2, 512, 8, 1, 4),
+    ]
     assert rows[0].entries == 64 * rows[0].sra_entries
     depths = {v: tuple(r.L for r in sra.pvt_stages(224, v)) for v in sra.PVT_DEPTHS}
-    assert depths == {"Tiny": (2, 2, 2, 2), "Small": (3, 4, 6, 3), "Medium": (3, 4, 18, 3),
-                      "Large": (3, 8, 27, 3)}  # fmt: skip
+    assert depths == {
+        "Tiny": (2, 2, 2, 2),
+        "Small": (3, 4, 6, 3),
+        "Medium": (3, 4, 18, 3),
+        "Large": (3, 8, 27, 3),
+    }
 
 
 @given(st.integers(1, 32))
@@ -117,8 +132,10 @@ def test_attention_cost_shrinks_by_r_squared():
     ("call", "code"),
     [
         (lambda: sra.spatial_reduction(np.zeros((16, 2)), 4, 4, 3, np.zeros((18, 2))), "sra_ratio"),
-        (lambda: sra.spatial_reduction(np.zeros((16, 2)), 4, 4, 2, np.zeros((4, 2))),
-         "sra_ws_shape"),
+        (
+            lambda: sra.spatial_reduction(np.zeros((16, 2)), 4, 4, 2, np.zeros((4, 2))),
+            "sra_ws_shape",
+        ),
         (lambda: sra.reshape_for_reduction(np.zeros((15, 2)), 4, 4, 2), "sra_tokens"),
         (lambda: sra.reshape_for_reduction(np.zeros((16, 2)), 4, 4, 0), "out_of_range"),
         (lambda: sra.reshape_for_reduction(np.full((16, 2), np.nan), 4, 4, 2), "not_finite"),
@@ -126,10 +143,12 @@ def test_attention_cost_shrinks_by_r_squared():
         (lambda: sra.pvt_stages(224, "Huge"), "not_an_option"),
         (lambda: sra.attention_cost(10, 2), "sra_cost_tokens"),
         (lambda: sra.block_mean(np.zeros((64, 64, 3)), 12), "sra_block_side"),
-        (lambda: sra.conv_spatial_reduction(np.zeros((16, 2)), 4, 4, 3, np.zeros((18, 2))),
-         "sra_ratio"),
+        (
+            lambda: sra.conv_spatial_reduction(np.zeros((16, 2)), 4, 4, 3, np.zeros((18, 2))),
+            "sra_ratio",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_arguments_raise_a_core_error_with_its_code(call, code):
     """A CoreError (a ValueError) whose code names a text in both languages."""
     with pytest.raises(CoreError) as err:

@@ -14,11 +14,13 @@ from core import stats
 
 @given(st.floats(-5, 5), st.floats(-2, 2), st.floats(0.05, 4))
 def test_pdf_and_cdf_match_torch_normal(x, mean, var):
-    ref = torch.distributions.Normal(torch.tensor(mean, dtype=torch.float64),
-                                     torch.tensor(math.sqrt(var), dtype=torch.float64))  # fmt: skip
+    ref = torch.distributions.Normal(
+        torch.tensor(mean, dtype=torch.float64), torch.tensor(math.sqrt(var), dtype=torch.float64)
+    )
     t = torch.tensor(x, dtype=torch.float64)
-    assert math.isclose(stats.normal_pdf(x, mean, var), ref.log_prob(t).exp().item(),
-                        rel_tol=1e-9, abs_tol=1e-300)  # fmt: skip
+    assert math.isclose(
+        stats.normal_pdf(x, mean, var), ref.log_prob(t).exp().item(), rel_tol=1e-9, abs_tol=1e-300
+    )
     assert math.isclose(stats.normal_cdf(x, mean, var), ref.cdf(t).item(), abs_tol=1e-12)
 
 
@@ -50,8 +52,10 @@ def test_a_two_check_badge_fails_at_the_computed_rate_by_simulation():
 def test_kolmogorov_tail_by_simulation():
     rng = np.random.default_rng(1)
     n, trials, x = 400, 4000, 1.0
-    sqrt_n_d = [math.sqrt(n) * stats.ks_distance_normal(rng.standard_normal(n), 0.0, 1.0)
-                for _ in range(trials)]  # fmt: skip
+    sqrt_n_d = [
+        math.sqrt(n) * stats.ks_distance_normal(rng.standard_normal(n), 0.0, 1.0)
+        for _ in range(trials)
+    ]
     rate = float(np.mean(np.array(sqrt_n_d) > x))
     expected = stats.kolmogorov_tail(x)  # 0.27
     assert abs(rate - expected) < 4 * math.sqrt(expected * (1 - expected) / trials) + 0.02

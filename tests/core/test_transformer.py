@@ -20,8 +20,7 @@ HEADS_AND_D = st.sampled_from([(1, 4), (2, 4), (2, 8), (4, 8), (4, 16)])
 def torch_mha(w: tf.AttentionWeights, n_heads: int) -> torch.nn.MultiheadAttention:
     """torch's layer holding our projections: it computes x Wᵀ, and stacks Q, K, V weights."""
     D = w.w_q.shape[0]
-    mha = torch.nn.MultiheadAttention(D, n_heads, bias=False, batch_first=True,
-                                      dtype=torch.float64)  # fmt: skip
+    mha = torch.nn.MultiheadAttention(D, n_heads, bias=False, batch_first=True, dtype=torch.float64)
     with torch.no_grad():
         mha.in_proj_weight.copy_(torch.from_numpy(np.concatenate([w.w_q.T, w.w_k.T, w.w_v.T])))
         mha.out_proj.weight.copy_(torch.from_numpy(w.w_o.T.copy()))
@@ -60,8 +59,11 @@ def test_objectives_line_up_inputs_and_targets(tokens, data):
 
 def test_parse_sentence_refuses_bad_text_with_codes():
     assert tf.parse_sentence("  the  cat ", "s") == ("the", "cat")
-    for text, code in (("one", "transformer_token_count"), ("a " * 11, "transformer_token_count"),
-                       ("a " + "x" * 17, "transformer_long_word")):  # fmt: skip
+    for text, code in (
+        ("one", "transformer_token_count"),
+        ("a " * 11, "transformer_token_count"),
+        ("a " + "x" * 17, "transformer_long_word"),
+    ):
         with pytest.raises(CoreError) as err:
             tf.parse_sentence(text, "s")
         assert err.value.code == code
@@ -111,8 +113,13 @@ def test_causal_self_attention_equals_torch_with_its_opposite_mask_polarity(hd, 
     allowed = att.causal_mask(N)
     out, weights = tf.self_attention(x, w, h, allowed)
     X = torch.from_numpy(x)[None]
-    ref, ref_w = torch_mha(w, h)(X, X, X, attn_mask=torch.from_numpy(~allowed),  # True = blocked
-                                 average_attn_weights=False)  # fmt: skip
+    ref, ref_w = torch_mha(w, h)(
+        X,
+        X,
+        X,
+        attn_mask=torch.from_numpy(~allowed),  # True = blocked
+        average_attn_weights=False,
+    )
     assert np.allclose(out, ref[0].detach().numpy(), atol=1e-10)
     assert np.allclose(weights, ref_w[0].detach().numpy(), atol=1e-12)
 
@@ -157,9 +164,10 @@ def test_block_parameters_equal_torch_layers(hd, F):
     assert tf.block_parameters(D, F).total == sum(p.numel() for p in enc.parameters())
     assert tf.block_parameters(D, F, cross=True).total == sum(p.numel() for p in dec.parameters())
     assert tf.torch_layer_parameters(D, F, h) == (
-        tf.block_parameters(D, F).total, tf.block_parameters(D, F, True).total,
         tf.block_parameters(D, F).total,
-    )  # fmt: skip
+        tf.block_parameters(D, F, True).total,
+        tf.block_parameters(D, F).total,
+    )
 
 
 def test_the_transformer_base_and_gpt2_small():

@@ -54,8 +54,9 @@ def test_exact_fraction_agrees_with_floats_and_closed_form():
         F = w.wallis_partial_product_exact(n)
         assert float(F) == pytest.approx(P[n - 1], rel=1e-14)
         # closed form P_n = 2^{4n} (n!)^4 / ((2n)!^2 (2n+1))
-        closed = Fraction(2 ** (4 * n) * math.factorial(n) ** 4,
-                          math.factorial(2 * n) ** 2 * (2 * n + 1))  # fmt: skip
+        closed = Fraction(
+            2 ** (4 * n) * math.factorial(n) ** 4, math.factorial(2 * n) ** 2 * (2 * n + 1)
+        )
         assert closed == F
     assert w.wallis_partial_product_exact(2) == Fraction(64, 45)
 

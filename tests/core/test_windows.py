@@ -108,9 +108,10 @@ def test_relative_position_index_is_a_valid_table_lookup(M):
 # ---- oracles ----
 def test_region_ids_match_the_published_table():
     expected = np.array(
-        [[0, 0, 0, 0, 1, 1, 2, 2]] * 4 + [[3, 3, 3, 3, 4, 4, 5, 5]] * 2
+        [[0, 0, 0, 0, 1, 1, 2, 2]] * 4
+        + [[3, 3, 3, 3, 4, 4, 5, 5]] * 2
         + [[6, 6, 6, 6, 7, 7, 8, 8]] * 2
-    )  # fmt: skip
+    )
     assert np.array_equal(win.shifted_window_regions(8, 8, 4, 2), expected)
 
 

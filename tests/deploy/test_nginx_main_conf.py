@@ -37,6 +37,8 @@ def test_main_config_with_the_site_passes_nginx_own_check(nginx, tmp_path):
     (tmp_path / "nginx.conf").write_text(main)
     done = subprocess.run(
         [nginx, "-t", "-c", str(tmp_path / "nginx.conf"), "-e", str(tmp_path / "error.log")],
-        capture_output=True, text=True, timeout=30,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert done.returncode == 0, done.stderr

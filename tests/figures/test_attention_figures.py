@@ -11,8 +11,9 @@ from figures.style import SEQUENTIAL
 
 def test_attention_heatmap_puts_query_zero_on_top_and_keeps_repeated_words_apart():
     w = att.masked_softmax(np.random.default_rng(0).standard_normal((3, 3)))
-    fig = figs.attention_heatmap(w, ["the", "cat", "the"], title="T", x_title="key",
-                                 y_title="query")  # fmt: skip
+    fig = figs.attention_heatmap(
+        w, ["the", "cat", "the"], title="T", x_title="key", y_title="query"
+    )
     (trace,) = fig.data
     assert trace.type == "heatmap" and trace.zmin == 0 and trace.zmax == 1
     np.testing.assert_array_equal(np.asarray(trace.z), w)
@@ -24,9 +25,15 @@ def test_attention_heatmap_puts_query_zero_on_top_and_keeps_repeated_words_apart
 
 
 def test_query_row_figure_has_fixed_axes_and_two_bar_traces():
-    fig = figs.query_row_figure(["a", "b"], np.array([0.25, 0.75]), np.array([1.0, -2.0, 0.5]),
-                                titles=("w", "o"), y_titles=("a", "v"), x_titles=("k", "c"),
-                                output_range=3.0)  # fmt: skip
+    fig = figs.query_row_figure(
+        ["a", "b"],
+        np.array([0.25, 0.75]),
+        np.array([1.0, -2.0, 0.5]),
+        titles=("w", "o"),
+        y_titles=("a", "v"),
+        x_titles=("k", "c"),
+        output_range=3.0,
+    )
     assert [t.type for t in fig.data] == ["bar", "bar"]
     np.testing.assert_array_equal(fig.data[0].y, [0.25, 0.75])
     assert fig.layout.yaxis.range == (0, 1.02) and fig.layout.yaxis2.range == (-3.0, 3.0)
@@ -45,8 +52,17 @@ def test_scaling_figure_traces_and_current_markers():
     dims = (16, 32, 64)
     ent = np.array([[2.0, 2.1], [2.0, 1.5], [2.0, 0.5]])
     top = np.array([[0.2, 0.2], [0.2, 0.5], [0.2, 0.9]])
-    fig = figs.scaling_figure(dims, ent, top, 32, np.log(16), titles=("H", "max"), x_title="D",
-                              y_titles=("nats", "a"), names=("good", "bad"))  # fmt: skip
+    fig = figs.scaling_figure(
+        dims,
+        ent,
+        top,
+        32,
+        np.log(16),
+        titles=("H", "max"),
+        x_title="D",
+        y_titles=("nats", "a"),
+        names=("good", "bad"),
+    )
     assert len(fig.data) == 6 and all(t.type == "scatter" for t in fig.data)
     np.testing.assert_array_equal(fig.data[1].y, ent[:, 1])
     np.testing.assert_array_equal(fig.data[4].y, ent[1])
@@ -63,14 +79,24 @@ def test_mask_heatmap_is_zero_one_and_square():
 
 def test_cost_and_timing_figures_are_log_log_with_their_data():
     n = np.array([64, 128, 256])
-    fig = figs.cost_figure(n, n**2.0, 5.0 * n, 128, (128**2, 640), title="c", x_title="n",
-                           y_title="pairs", names=("full", "band"))  # fmt: skip
+    fig = figs.cost_figure(
+        n,
+        n**2.0,
+        5.0 * n,
+        128,
+        (128**2, 640),
+        title="c",
+        x_title="n",
+        y_title="pairs",
+        names=("full", "band"),
+    )
     assert len(fig.data) == 3 and fig.layout.xaxis.type == fig.layout.yaxis.type == "log"
     np.testing.assert_array_equal(fig.data[1].y, 5.0 * n)
     e, r = 1e-9 * n**2.0, 1e-7 * n
     fits = ((2.0, np.log(1e-9)), (1.0, np.log(1e-7)))
-    fig = figs.timing_figure(n, e, r, fits, title="t", x_title="N", y_title="s",
-                             names=("explicit", "reordered"))  # fmt: skip
+    fig = figs.timing_figure(
+        n, e, r, fits, title="t", x_title="N", y_title="s", names=("explicit", "reordered")
+    )
     assert [t.mode for t in fig.data] == ["markers", "markers", "lines", "lines"]
     np.testing.assert_allclose(fig.data[2].y, e)
     np.testing.assert_allclose(fig.data[3].y, r)

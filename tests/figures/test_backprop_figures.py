@@ -26,8 +26,15 @@ def test_as_matrix_puts_heads_side_by_side_and_vectors_in_a_row():
 
 def test_tensors_figure_has_one_heatmap_per_tensor_in_its_own_panel():
     c, _ = case()
-    fig = figs.tensors_figure([c.x, c.A, c.y], ["x", "A", "y"], title="t", x_title="ch",
-                              y_title="tok", hover="%{z}", signed=[True, False, True])  # fmt: skip
+    fig = figs.tensors_figure(
+        [c.x, c.A, c.y],
+        ["x", "A", "y"],
+        title="t",
+        x_title="ch",
+        y_title="tok",
+        hover="%{z}",
+        signed=[True, False, True],
+    )
     assert [tr.type for tr in fig.data] == ["heatmap"] * 3
     assert [tr.xaxis for tr in fig.data] == ["x", "x2", "x3"]
     np.testing.assert_array_equal(fig.data[1].z, figs.as_matrix(c.A))
@@ -41,9 +48,16 @@ def test_tensors_figure_has_one_heatmap_per_tensor_in_its_own_panel():
 def test_gradient_figure_draws_the_gradient_and_log_errors():
     _, g = case()
     err = np.full(g["S"].shape, 1e-20)
-    fig = figs.gradient_figure(g["S"], [err, err * 1e10], ["g", "e1", "e2"], title="",
-                               x_title="c", y_title="r", hover="%{z}",
-                               error_hover="%{z}")  # fmt: skip
+    fig = figs.gradient_figure(
+        g["S"],
+        [err, err * 1e10],
+        ["g", "e1", "e2"],
+        title="",
+        x_title="c",
+        y_title="r",
+        hover="%{z}",
+        error_hover="%{z}",
+    )
     assert len(fig.data) == 3
     np.testing.assert_array_equal(fig.data[0].z, figs.as_matrix(g["S"]))
     assert np.all(np.asarray(fig.data[1].z) == -17.0)  # clipped at the floor
@@ -55,9 +69,16 @@ def test_gradient_figure_draws_the_gradient_and_log_errors():
 def test_jacobian_figure_heatmap_and_two_bar_series():
     a = np.array([0.2, 0.3, 0.5])
     J, g = bp.softmax_jacobian(a), np.array([1.0, -1.0, 0.5])
-    fig = figs.jacobian_figure(J, J @ g, bp.diagonal_only_softmax_backward(a, g),
-                               titles=("J", "ds"), x_titles=("j", "k"), y_titles=("i", "v"),
-                               names=("exact", "course"), hover="%{z}")  # fmt: skip
+    fig = figs.jacobian_figure(
+        J,
+        J @ g,
+        bp.diagonal_only_softmax_backward(a, g),
+        titles=("J", "ds"),
+        x_titles=("j", "k"),
+        y_titles=("i", "v"),
+        names=("exact", "course"),
+        hover="%{z}",
+    )
     assert [tr.type for tr in fig.data] == ["heatmap", "bar", "bar"]
     np.testing.assert_allclose(fig.data[1].y, J @ g)
     assert fig.layout.xaxis2.title.text == "k"
@@ -66,8 +87,9 @@ def test_jacobian_figure_heatmap_and_two_bar_series():
 
 def test_layernorm_figure_four_bar_series_on_two_panels():
     rows = [np.arange(8.0) * k for k in range(4)]
-    fig = figs.layernorm_figure(rows, ("u", "x̂", "ĝ", "du"), titles=("f", "b"), x_title="d",
-                                y_title="v")  # fmt: skip
+    fig = figs.layernorm_figure(
+        rows, ("u", "x̂", "ĝ", "du"), titles=("f", "b"), x_title="d", y_title="v"
+    )
     assert [tr.type for tr in fig.data] == ["bar"] * 4
     assert [tr.xaxis for tr in fig.data] == ["x", "x", "x2", "x2"]
     np.testing.assert_array_equal(fig.data[3].y, rows[3])
@@ -78,10 +100,16 @@ def test_training_figure_shows_the_run_up_to_the_step():
     task = bp.tiny_task("reverse", 3, 2)
     run = bp.train(task, bp.init_model(task, 4, 2, 8, 0), 20, 0.5)
     fig = figs.training_figure(
-        (run.losses, run.losses), run.accuracies, 7, run.attention[7, 0],
-        names=("np", "torch", "acc", "all"), titles=("loss", "attn"), x_titles=("t", "k"),
-        y_titles=("L", "acc", "q"), hover="%{z}",
-    )  # fmt: skip
+        (run.losses, run.losses),
+        run.accuracies,
+        7,
+        run.attention[7, 0],
+        names=("np", "torch", "acc", "all"),
+        titles=("loss", "attn"),
+        x_titles=("t", "k"),
+        y_titles=("L", "acc", "q"),
+        hover="%{z}",
+    )
     assert [tr.type for tr in fig.data] == ["scatter"] * 4 + ["heatmap"]
     assert len(fig.data[0].y) == 8 and len(fig.data[3].y) == 21
     np.testing.assert_array_equal(fig.data[4].z, run.attention[7, 0])
@@ -91,6 +119,14 @@ def test_training_figure_shows_the_run_up_to_the_step():
 
 def test_a_zero_gradient_is_drawn_white_not_as_amplified_rounding():
     _, g = case()
-    fig = figs.gradient_figure(g["b_k"], [np.zeros(8)], ["g", "e"], title="", x_title="c",
-                               y_title="r", hover="%{z}", error_hover="%{z}")  # fmt: skip
+    fig = figs.gradient_figure(
+        g["b_k"],
+        [np.zeros(8)],
+        ["g", "e"],
+        title="",
+        x_title="c",
+        y_title="r",
+        hover="%{z}",
+        error_hover="%{z}",
+    )
     assert fig.data[0].zmax >= 1e-9 > 1e6 * float(np.abs(g["b_k"]).max())

@@ -24,8 +24,14 @@ def test_view_labels():
 
 def test_views_figure_is_one_mosaic_with_both_crops_drawn():
     images, v = batch(3)
-    fig = figs.views_figure(images, v.images, [a.box for a in v.augmentations], title="T",
-                            row_titles=("a", "b", "c"), names=("v", "v′"))  # fmt: skip
+    fig = figs.views_figure(
+        images,
+        v.images,
+        [a.box for a in v.augmentations],
+        title="T",
+        row_titles=("a", "b", "c"),
+        names=("v", "v′"),
+    )
     assert_valid_plotly(fig)
     assert [t.type for t in fig.data] == ["image", "scatter", "scatter"]
     uri = fig.data[0].source
@@ -46,9 +52,15 @@ def test_views_figure_is_one_mosaic_with_both_crops_drawn():
 def test_similarity_figure_marks_positives_and_the_anchor():
     z = np.random.default_rng(1).standard_normal((6, 4))
     r = ct.explain_nt_xent(z, 0.5)
-    fig = figs.similarity_figure(r.similarity, r.probs[4], 4, titles=("s", "p"),
-                                 axis_titles=("k", "i", "p"), names=("pairs", "pos", "neg"),
-                                 colorbar_title="sim")  # fmt: skip
+    fig = figs.similarity_figure(
+        r.similarity,
+        r.probs[4],
+        4,
+        titles=("s", "p"),
+        axis_titles=("k", "i", "p"),
+        names=("pairs", "pos", "neg"),
+        colorbar_title="sim",
+    )
     assert_valid_plotly(fig)
     assert [t.type for t in fig.data] == ["heatmap", "scatter", "scatter", "bar", "bar"]
     np.testing.assert_allclose(fig.data[0].z, np.round(r.similarity, 3))
@@ -68,10 +80,23 @@ def test_temperature_figure_data():
     bound = np.array([ct.loss_lower_bound(4, t) for t in taus])
     ns = [2, 3, 4]
     fig = figs.temperature_figure(
-        taus, losses, 1.0, losses[1], ct.chance_level(4), bound, ns, np.array([1.0, 1.5, 2.0]),
-        np.array([ct.chance_level(n) for n in ns]), np.array([0.1, 0.2, 0.3]), 3, 3.0,
-        titles=("a", "b"), x_titles=("τ", "N"), y_title="L", names=("z", "c", "b", "now"),
-    )  # fmt: skip
+        taus,
+        losses,
+        1.0,
+        losses[1],
+        ct.chance_level(4),
+        bound,
+        ns,
+        np.array([1.0, 1.5, 2.0]),
+        np.array([ct.chance_level(n) for n in ns]),
+        np.array([0.1, 0.2, 0.3]),
+        3,
+        3.0,
+        titles=("a", "b"),
+        x_titles=("τ", "N"),
+        y_title="L",
+        names=("z", "c", "b", "now"),
+    )
     assert_valid_plotly(fig)
     assert len(fig.data) == 8 and fig.layout.xaxis.type == "log"
     assert list(fig.data[2].y) == [ct.chance_level(4)] * 2
@@ -83,10 +108,19 @@ def test_training_figure_data():
     steps = 5
     sims = np.stack([np.eye(4)] * (steps + 1))
     fig = figs.training_figure(
-        np.linspace(2, 1, steps), np.linspace(2, 1, steps + 1), 2, 1.9, 0.1, sims[0], sims[2],
-        titles=("a", "b", "c"), x_title="step", y_title="L", names=("s", "f", "c", "b"),
+        np.linspace(2, 1, steps),
+        np.linspace(2, 1, steps + 1),
+        2,
+        1.9,
+        0.1,
+        sims[0],
+        sims[2],
+        titles=("a", "b", "c"),
+        x_title="step",
+        y_title="L",
+        names=("s", "f", "c", "b"),
         colorbar_title="sim",
-    )  # fmt: skip
+    )
     assert_valid_plotly(fig)
     assert [t.type for t in fig.data] == ["scatter"] * 5 + ["heatmap"] * 2 + ["scatter"] * 2
     assert list(fig.data[0].x) == [1, 2, 3, 4, 5] and len(fig.data[1].x) == steps + 1

@@ -44,8 +44,16 @@ def test_filters_figure_at_the_border_and_with_one_channel():
 def test_ratio_figure():
     N = np.array([1, 2, 4, 8, 128])
     curves = {k: np.array([float(cv.cost_ratio(k, n)) for n in N]) for k in (3, 5)}
-    fig = figs.ratio_figure(N, curves, (3, 128, 0.1189), title="t", x_title="N", y_title="r",
-                            name="D_K = {k}", current_name="now")  # fmt: skip
+    fig = figs.ratio_figure(
+        N,
+        curves,
+        (3, 128, 0.1189),
+        title="t",
+        x_title="N",
+        y_title="r",
+        name="D_K = {k}",
+        current_name="now",
+    )
     assert_valid_plotly(fig)
     assert [t.name for t in fig.data] == ["D_K = 3", "D_K = 5", "now"]
     assert fig.data[0].y[-1] == round(1 / 128 + 1 / 9, 8)
@@ -58,9 +66,16 @@ def test_mobilenet_figure_has_one_bar_pair_per_kind():
     ma = np.array([l.cost.mult_adds for l in layers]) / 1e6
     p = np.array([l.cost.params for l in layers]) / 1e6
     kinds = {"conv": "c", "dw": "d", "pw": "p", "fc": "f"}
-    fig = figs.mobilenet_figure([l.kind for l in layers], ma, p, [str(i) for i in range(28)],
-                                titles=("A", "B"), x_title="layer", y_titles=("M", "M"),
-                                kind_names=kinds)  # fmt: skip
+    fig = figs.mobilenet_figure(
+        [l.kind for l in layers],
+        ma,
+        p,
+        [str(i) for i in range(28)],
+        titles=("A", "B"),
+        x_title="layer",
+        y_titles=("M", "M"),
+        kind_names=kinds,
+    )
     assert_valid_plotly(fig)
     assert [t.type for t in fig.data] == ["bar"] * 8
     assert [t.name for t in fig.data[::2]] == ["c", "d", "p", "f"]
@@ -82,9 +97,16 @@ def test_kernels_figure():
 
 
 def test_timing_figure():
-    fig = figs.timing_figure(["a", "b"], np.array([0.12, 0.11]), np.array([0.2, 0.15]),
-                             np.ones((3, 2)), titles=("l", "r"), y_titles=("x", "y"),
-                             names=("flops", "time"), rate_names=("s", "d", "p"))  # fmt: skip
+    fig = figs.timing_figure(
+        ["a", "b"],
+        np.array([0.12, 0.11]),
+        np.array([0.2, 0.15]),
+        np.ones((3, 2)),
+        titles=("l", "r"),
+        y_titles=("x", "y"),
+        names=("flops", "time"),
+        rate_names=("s", "d", "p"),
+    )
     assert_valid_plotly(fig)
     assert [t.name for t in fig.data] == ["flops", "time", "s", "d", "p"]
     assert fig.data[2].xaxis == "x2" and list(fig.data[1].y) == [0.2, 0.15]
@@ -121,8 +143,9 @@ def test_shuffle_figure_draws_each_source_once():
 
 
 def test_shuffle_figure_with_many_channels_uses_distinct_colours():
-    fig = figs.shuffle_figure(cv.shuffle_sources(1, 4, 1, 1)[0], 4, (3, 3), titles=("a", "b"),
-                              hovers=("a", "b"))  # fmt: skip
+    fig = figs.shuffle_figure(
+        cv.shuffle_sources(1, 4, 1, 1)[0], 4, (3, 3), titles=("a", "b"), hovers=("a", "b")
+    )
     assert_valid_plotly(fig)
     colours = [stop[1] for stop in fig.data[0].colorscale]
     assert len(set(colours)) == 16

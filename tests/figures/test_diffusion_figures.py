@@ -36,11 +36,19 @@ def scrub_case(name: str = "sunset", T: int = T, start: int = 8):
     schedules = [dif.make_schedule(k, T) for k in ("linear", "cosine")]
     frames = [np.stack([dif.q_sample(x0, t, s, eps) for t in steps]) for s in schedules]
     fig = figs.scrub_figure(
-        x0, eps, steps, frames[0], frames[1], tuple(s.alpha_bars for s in schedules),
-        tuple(dif.log_snr(s) for s in schedules), start,
-        image_titles=("x0", "eps", "lin", "cos"), curve_titles=("a", "b", "c"),
-        names=("linear", "cosine"), x_title="t",
-    )  # fmt: skip
+        x0,
+        eps,
+        steps,
+        frames[0],
+        frames[1],
+        tuple(s.alpha_bars for s in schedules),
+        tuple(dif.log_snr(s) for s in schedules),
+        start,
+        image_titles=("x0", "eps", "lin", "cos"),
+        curve_titles=("a", "b", "c"),
+        names=("linear", "cosine"),
+        x_title="t",
+    )
     return fig, x0, eps, steps, schedules, frames
 
 
@@ -63,8 +71,9 @@ def pixel_case(step: int = 200):
     s = dif.make_schedule("linear", T)
     a = s.alpha_bars[step - 1]
     value = float(x0[10, 20, 0])
-    draws = dif.q_sample(np.full(5000, value), step, s,
-                         np.random.default_rng(step).standard_normal(5000))  # fmt: skip
+    draws = dif.q_sample(
+        np.full(5000, value), step, s, np.random.default_rng(step).standard_normal(5000)
+    )
     mean, sd = np.sqrt(a) * value, np.sqrt(1 - a)
     edges = np.linspace(mean - 4.5 * sd, mean + 4.5 * sd, 46)
     counts, _ = np.histogram(draws, edges)
@@ -72,9 +81,18 @@ def pixel_case(step: int = 200):
     pdf = np.exp(-((grid - mean) ** 2) / (2 * sd**2)) / np.sqrt(2 * np.pi * sd**2)
     std = np.exp(-(grid**2) / 2) / np.sqrt(2 * np.pi)
     return figs.pixel_figure(
-        edges, counts / (5000 * np.diff(edges)), grid, pdf, std, mean, value,
-        title="b", x_title="x", y_title="d", names=("h", "n", "s", "m", "x0"),
-    )  # fmt: skip
+        edges,
+        counts / (5000 * np.diff(edges)),
+        grid,
+        pdf,
+        std,
+        mean,
+        value,
+        title="b",
+        x_title="x",
+        y_title="d",
+        names=("h", "n", "s", "m", "x0"),
+    )
 
 
 def chain_case(step: int = 50):
@@ -84,14 +102,27 @@ def chain_case(step: int = 50):
     x, rows = x0, []
     for k in range(1, step + 1):
         x = dif.q_step(x, k, s, rng.standard_normal(x0.shape))
-        rows.append((k, np.sum(x * x0) / np.sum(x0 * x0),
-                     np.mean((x - np.sqrt(s.alpha_bars[k - 1]) * x0) ** 2)))  # fmt: skip
+        rows.append(
+            (
+                k,
+                np.sum(x * x0) / np.sum(x0 * x0),
+                np.mean((x - np.sqrt(s.alpha_bars[k - 1]) * x0) ** 2),
+            )
+        )
     k_axis, slope, var = (np.array(c) for c in zip(*rows, strict=True))
     closed = dif.q_sample(x0, step, s, rng.standard_normal(x0.shape))
     return figs.chain_figure(
-        x, closed, k_axis, slope, var, s.alpha_bars, step, titles=("a", "b", "c"),
-        x_title="s", names=("r", "v", "cr", "cv"),
-    )  # fmt: skip
+        x,
+        closed,
+        k_axis,
+        slope,
+        var,
+        s.alpha_bars,
+        step,
+        titles=("a", "b", "c"),
+        x_title="s",
+        names=("r", "v", "cr", "cv"),
+    )
 
 
 BUILDERS = {
@@ -215,8 +246,12 @@ def test_chain_figure_data_and_a_layout_independent_of_t():
     assert [tr.type for tr in fig.data] == ["image"] * 2 + ["scatter"] * 5
     assert list(fig.data[4].x) == list(range(1, 51)) and fig.data[6].x[0] == 50
     assert chain_case(20).layout == fig.layout
-    assert max(abs(np.array(fig.data[4].y) - np.sqrt(
-        dif.make_schedule("cosine", 200).alpha_bars[:50]))) < 0.05  # fmt: skip
+    assert (
+        max(
+            abs(np.array(fig.data[4].y) - np.sqrt(dif.make_schedule("cosine", 200).alpha_bars[:50]))
+        )
+        < 0.05
+    )
 
 
 def test_frame_updates_carry_data_only():
@@ -225,4 +260,5 @@ def test_frame_updates_carry_data_only():
     spec = json.loads(pio.to_json(fig, validate=False))
     for frame in spec["frames"]:
         assert [set(d) for d in frame["data"]] == [{"type", "source"}] * 2 + [
-            {"type", "x", "y"}] * 3  # fmt: skip
+            {"type", "x", "y"}
+        ] * 3

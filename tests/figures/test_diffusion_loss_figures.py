@@ -25,28 +25,55 @@ def normal(x, m, v):
 def posterior(t: int = 10):
     i, g = t - 1, GRID - 1
     return figs.posterior_figure(
-        GRID, C0[g], CT[g], S.betas[g], VAR[g], t, (C0[i], CT[i], S.betas[i], VAR[i]), 1000,
-        titles=("a", "b"), x_title="t", y_titles=("coef", "var"),
-    )  # fmt: skip
+        GRID,
+        C0[g],
+        CT[g],
+        S.betas[g],
+        VAR[g],
+        t,
+        (C0[i], CT[i], S.betas[i], VAR[i]),
+        1000,
+        titles=("a", "b"),
+        x_title="t",
+        y_titles=("coef", "var"),
+    )
 
 
 def kl():
-    return figs.kl_figure(X, normal(X, 0, 1), normal(X, 1, 2),
-                          dif.gaussian_kl_integrand(X, 0, 1, 1, 2), titles=("a", "b"),
-                          x_title="x", y_titles=("density", "integrand"))  # fmt: skip
+    return figs.kl_figure(
+        X,
+        normal(X, 0, 1),
+        normal(X, 1, 2),
+        dif.gaussian_kl_integrand(X, 0, 1, 1, 2),
+        titles=("a", "b"),
+        x_title="x",
+        y_titles=("density", "integrand"),
+    )
 
 
 def prior():
-    values = [dif.prior_kl_bits_per_dim(dif.make_schedule(k, 1000), np.array([-1.0, 0, 1]))
-              for k in dif.SCHEDULE_KINDS]  # fmt: skip
-    return figs.prior_kl_figure(list(dif.SCHEDULE_KINDS), values, 1, title="L_T", x_title="k",
-                                y_title="bits")  # fmt: skip
+    values = [
+        dif.prior_kl_bits_per_dim(dif.make_schedule(k, 1000), np.array([-1.0, 0, 1]))
+        for k in dif.SCHEDULE_KINDS
+    ]
+    return figs.prior_kl_figure(
+        list(dif.SCHEDULE_KINDS), values, 1, title="L_T", x_title="k", y_title="bits"
+    )
 
 
 def weights(t: int = 10):
     i, g = t - 1, GRID - 1
-    return figs.weights_figure(GRID, W_BETA[g], W_TILDE[g], t, (W_BETA[i], W_TILDE[i]), 1000,
-                               title="w", x_title="t", y_title="λ")  # fmt: skip
+    return figs.weights_figure(
+        GRID,
+        W_BETA[g],
+        W_TILDE[g],
+        t,
+        (W_BETA[i], W_TILDE[i]),
+        1000,
+        title="w",
+        x_title="t",
+        y_title="λ",
+    )
 
 
 BUILDERS = {"posterior": posterior, "kl": kl, "prior": prior, "weights": weights}

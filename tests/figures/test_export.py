@@ -36,10 +36,12 @@ def test_heatmap_table_and_csv_hold_every_cell(z):
 
 
 def test_heatmap_labels_are_kept_and_mismatched_labels_replaced():
-    fig = go.Figure([
-        go.Heatmap(z=[[1, 2], [3, 4]], x=["k1", "k2"], y=["q1", "q2"], name="A"),
-        go.Heatmap(z=[[1, 2, 3]], x=["only one"]),
-    ])  # fmt: skip
+    fig = go.Figure(
+        [
+            go.Heatmap(z=[[1, 2], [3, 4]], x=["k1", "k2"], y=["q1", "q2"], name="A"),
+            go.Heatmap(z=[[1, 2, 3]], x=["only one"]),
+        ]
+    )
     a, b = heatmap_tables(fig)
     assert (a.rows, a.columns) == (["q1", "q2"], ["k1", "k2"])
     assert b.columns == ["0", "1", "2"] and b.title == "heatmap 2"
@@ -48,15 +50,19 @@ def test_heatmap_labels_are_kept_and_mismatched_labels_replaced():
 
 
 def test_lines_bars_and_histograms_export_their_points_and_images_are_skipped():
-    fig = go.Figure([
-        go.Scatter(x=[0.5, 1.0], y=[2.0, 3.0], name="line"),
-        go.Bar(y=[7, 8, 9], name="bars"),
-        go.Histogram(x=[1.5, 2.5, 2.5], name="draws"),
-        go.Image(z=np.zeros((2, 2, 3))),
-    ])  # fmt: skip
+    fig = go.Figure(
+        [
+            go.Scatter(x=[0.5, 1.0], y=[2.0, 3.0], name="line"),
+            go.Bar(y=[7, 8, 9], name="bars"),
+            go.Histogram(x=[1.5, 2.5, 2.5], name="draws"),
+            go.Image(z=np.zeros((2, 2, 3))),
+        ]
+    )
     rows = read(figure_csv(fig))
-    by = {name: [(r["x"], r["y"]) for r in rows if r["trace"] == name] for name in
-          ("line", "bars", "draws")}  # fmt: skip
+    by = {
+        name: [(r["x"], r["y"]) for r in rows if r["trace"] == name]
+        for name in ("line", "bars", "draws")
+    }
     assert by["line"] == [("0.5", "2"), ("1", "3")]
     assert by["bars"] == [("0", "7"), ("1", "8"), ("2", "9")]  # Plotly's implicit x
     assert by["draws"] == [("1.5", ""), ("2.5", ""), ("2.5", "")]  # raw samples

@@ -18,12 +18,19 @@ METHOD[1, :] = 0.25
 
 BUILDERS = {
     "pareto_figure": lambda: figs.pareto_figure(
-        LABELS, FLOPS, ERRORS, FRONT, title="t", x_title="x", y_title="y", front_name="f"),
+        LABELS, FLOPS, ERRORS, FRONT, title="t", x_title="x", y_title="y", front_name="f"
+    ),
     "row_maps_figure": lambda: figs.row_maps_figure(FULL, METHOD, (1, 2), titles=("a", "b")),
     "time_figure": lambda: figs.time_figure(
-        [64, 256, 1024], np.array([[1e-4, 1e-3, 1e-2], [1e-4, 3e-4, 1e-3]]), ("full", "linear"),
-        (1.66, 0.79), title="t", x_title="N", y_title="s"),
-}  # fmt: skip
+        [64, 256, 1024],
+        np.array([[1e-4, 1e-3, 1e-2], [1e-4, 3e-4, 1e-3]]),
+        ("full", "linear"),
+        (1.66, 0.79),
+        title="t",
+        x_title="N",
+        y_title="s",
+    ),
+}
 
 
 @pytest.mark.parametrize("name", BUILDERS)
@@ -32,8 +39,16 @@ def test_every_builder_passes_plotly_validation(name):
 
 
 def test_pareto_front_line_runs_through_the_front_in_order_of_cost():
-    fig = figs.pareto_figure(LABELS, FLOPS, ERRORS, (True, False, True), title="t",
-                             x_title="x", y_title="y", front_name="front")  # fmt: skip
+    fig = figs.pareto_figure(
+        LABELS,
+        FLOPS,
+        ERRORS,
+        (True, False, True),
+        title="t",
+        x_title="x",
+        y_title="y",
+        front_name="front",
+    )
     line, *points = fig.data
     assert line.name == "front" and list(line.x) == [2e5, 4e6] and list(line.y) == [0.58, 0.0]
     assert [p.name for p in points] == list(LABELS)

@@ -32,10 +32,14 @@ def test_the_handout_has_everything_of_the_view_and_fetches_nothing():
         caption="today's numbers",
     )
     page = handout.handout(
-        "Softmax & temperature", "How **T** sharpens a distribution.",
-        "http://localhost:8501/softmax?softmax_T=0.3", [("Probabilities", FIG), ("Entropy", FIG)],
-        [formula], lang="ja", made=datetime(2026, 11, 25, tzinfo=UTC),
-    )  # fmt: skip
+        "Softmax & temperature",
+        "How **T** sharpens a distribution.",
+        "http://localhost:8501/softmax?softmax_T=0.3",
+        [("Probabilities", FIG), ("Entropy", FIG)],
+        [formula],
+        lang="ja",
+        made=datetime(2026, 11, 25, tzinfo=UTC),
+    )
     assert '<html lang="ja">' in page and "<strong>T</strong>" in page
     assert 'href="http://localhost:8501/softmax?softmax_T=0.3"' in page
     assert page.count("<figure>") == 2 and page.count("Plotly.newPlot") == 2

@@ -33,9 +33,16 @@ def position(n: int = 27):
     E = (E_GLOBAL, e_local(n))
     lam = (E[0].T @ VALUES, E[1].T @ VALUES)
     return figs.position_figure(
-        RGB, E, lam, n, R, row_titles=("g", "l"), channel_title="E[:, {j}]", lambda_title="λ",
+        RGB,
+        E,
+        lam,
+        n,
+        R,
+        row_titles=("g", "l"),
+        channel_title="E[:, {j}]",
+        lambda_title="λ",
         image_titles=("i", "w"),
-    )  # fmt: skip
+    )
 
 
 def cost(side: int = 16):
@@ -43,15 +50,23 @@ def cost(side: int = 16):
     glo = [ll.lambda_cost(int(s), 2, K, V) for s in SIDES]
     loc = [ll.lambda_cost(int(s), 2, K, V, R) for s in SIDES]
     flops = [np.array([c.flops for c in cs], float) for cs in (att, glo, loc)]
-    memory = [np.array([getattr(c, k) for c in cs], float) * 4e-6
-              for cs, k in ((att, "entries"), (glo, "largest"), (glo, "embeddings"),
-                            (loc, "embeddings"))]  # fmt: skip
+    memory = [
+        np.array([getattr(c, k) for c in cs], float) * 4e-6
+        for cs, k in ((att, "entries"), (glo, "largest"), (glo, "embeddings"), (loc, "embeddings"))
+    ]
     i = list(SIDES).index(side)
     return figs.cost_figure(
-        SIDES, flops, memory, side, ([f[i] for f in flops], [m[i] for m in memory]),
-        titles=("f", "m"), x_title="s", y_titles=("FLOPs", "MB"), flop_names=("a", "g", "l"),
+        SIDES,
+        flops,
+        memory,
+        side,
+        ([f[i] for f in flops], [m[i] for m in memory]),
+        titles=("f", "m"),
+        x_title="s",
+        y_titles=("FLOPs", "MB"),
+        flop_names=("a", "g", "l"),
         memory_names=("a", "λ", "E", "R"),
-    )  # fmt: skip
+    )
 
 
 BUILDERS = {"content_figure": content, "position_figure": position, "cost_figure": cost}
@@ -88,8 +103,9 @@ def test_position_figure_maps_are_the_embedding_columns():
     assert len(fig.data) == 2 * per_row + 2 * (k + 1) + 1
     assert fig.data[0].type == "image" and fig.data[per_row].type == "image"
     for j in range(k):
-        assert np.allclose(np.asarray(fig.data[1 + j].z), E_GLOBAL[:, j].reshape(SIDE, SIDE),
-                           atol=1e-4)  # fmt: skip
+        assert np.allclose(
+            np.asarray(fig.data[1 + j].z), E_GLOBAL[:, j].reshape(SIDE, SIDE), atol=1e-4
+        )
         local = np.asarray(fig.data[per_row + 1 + j].z)
         assert np.allclose(local, e_local(n)[:, j].reshape(SIDE, SIDE), atol=1e-4)
         y, x = divmod(n, SIDE)

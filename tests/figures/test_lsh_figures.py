@@ -28,19 +28,44 @@ def hash_fig():
 
 BUILDERS = {
     "hash_figure": hash_fig,
-    "hash_figure_projected": lambda: figs.hash_figure(X, H, np.zeros(0), np.zeros(0, int),
-                                                      np.zeros((0, 2)), title="h"),
-    "attention_pair_figure": lambda: figs.attention_pair_figure(W, W, titles=("a", "b"),
-                                                                x_title="k", y_title="q"),
-    "mass_curve_figure": lambda: figs.mass_curve_figure([2, 4, 6], np.full((3, 2), 0.5), 4, 2,
-                                                        title="m", x_title="b", y_title="kept"),
+    "hash_figure_projected": lambda: figs.hash_figure(
+        X, H, np.zeros(0), np.zeros(0, int), np.zeros((0, 2)), title="h"
+    ),
+    "attention_pair_figure": lambda: figs.attention_pair_figure(
+        W, W, titles=("a", "b"), x_title="k", y_title="q"
+    ),
+    "mass_curve_figure": lambda: figs.mass_curve_figure(
+        [2, 4, 6], np.full((3, 2), 0.5), 4, 2, title="m", x_title="b", y_title="kept"
+    ),
     "collision_figure": lambda: figs.collision_figure(
-        np.degrees(THETA), P, SE, P, P, P, 30.0, 0.8, title="c", x_title="θ", y_title="p",
-        names=NAMES5),
+        np.degrees(THETA),
+        P,
+        SE,
+        P,
+        P,
+        P,
+        30.0,
+        0.8,
+        title="c",
+        x_title="θ",
+        y_title="p",
+        names=NAMES5,
+    ),
     "collision_figure_no_closed_form": lambda: figs.collision_figure(
-        np.degrees(THETA), P, SE, None, P, P, 30.0, 0.8, title="c", x_title="θ", y_title="p",
-        names=NAMES5),
-}  # fmt: skip
+        np.degrees(THETA),
+        P,
+        SE,
+        None,
+        P,
+        P,
+        30.0,
+        0.8,
+        title="c",
+        x_title="θ",
+        y_title="p",
+        names=NAMES5,
+    ),
+}
 
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))

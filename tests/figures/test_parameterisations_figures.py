@@ -22,9 +22,18 @@ WEIGHT_NAMES = {p: f"w_{p}" for p in PREDICTIONS}
 
 def rotation(x0=1.0, eps=-0.5, t=500):
     phi = rev.v_angle(float(S.alpha_bars[t - 1]))
-    return figs.rotation_figure(x0, eps, phi, t, STEPS.astype(float), WEIGHTS, titles=("a", "b"),
-                                axis_titles=("x0", "eps", "t", "w"), names=NAMES,
-                                weight_names=WEIGHT_NAMES)  # fmt: skip
+    return figs.rotation_figure(
+        x0,
+        eps,
+        phi,
+        t,
+        STEPS.astype(float),
+        WEIGHTS,
+        titles=("a", "b"),
+        axis_titles=("x0", "eps", "t", "w"),
+        names=NAMES,
+        weight_names=WEIGHT_NAMES,
+    )
 
 
 def test_rotation_figure_projects_the_point_on_the_turned_axes():
@@ -56,11 +65,15 @@ def test_snr_figure_draws_schedules_and_marked_variants():
     x = np.arange(1, 1001) / 1000
     zero = snr.rescale_zero_terminal_snr(S)
     fig = figs.snr_figure(
-        [("lin", x, snr.log_snr(S), 0, None), ("cos", x, snr.log_snr(snr.named_schedule("cosine")),
-                                               1, None),
-         ("zero", x, snr.log_snr(zero), 0, "x")],
-        title="t", x_title="t/T", y_title="log SNR",
-    )  # fmt: skip
+        [
+            ("lin", x, snr.log_snr(S), 0, None),
+            ("cos", x, snr.log_snr(snr.named_schedule("cosine")), 1, None),
+            ("zero", x, snr.log_snr(zero), 0, "x"),
+        ],
+        title="t",
+        x_title="t/T",
+        y_title="log SNR",
+    )
     assert [tr.name for tr in fig.data] == ["lin", "cos", "zero"]
     assert fig.data[0].line.dash != fig.data[1].line.dash  # not colour alone
     assert fig.data[2].mode == "lines+markers" and fig.data[2].marker.symbol == "x"
@@ -72,9 +85,17 @@ def test_snr_figure_draws_schedules_and_marked_variants():
 
 def test_weights_figure_puts_the_measured_ratios_at_t():
     measured = {p: float(rev.x0_loss_weights(S, p)[99]) for p in PREDICTIONS}
-    fig = figs.weights_figure(STEPS.astype(float), WEIGHTS, 100, measured, title="w",
-                              x_title="t", y_title="w", names={p: p for p in PREDICTIONS},
-                              measured_name="m")  # fmt: skip
+    fig = figs.weights_figure(
+        STEPS.astype(float),
+        WEIGHTS,
+        100,
+        measured,
+        title="w",
+        x_title="t",
+        y_title="w",
+        names={p: p for p in PREDICTIONS},
+        measured_name="m",
+    )
     assert len(fig.data) == 4 + 2
     assert list(fig.data[4].x) == [100] * 4
     assert np.allclose(fig.data[4].y, [round(measured[p], 6) for p in PREDICTIONS])
@@ -90,11 +111,14 @@ def test_leak_figure_has_four_images_and_two_traces_per_schedule(block):
     found = snr.leak(image, 0.005, blocks, rng.standard_normal(image.shape))
     fig = figs.leak_figure(
         [image, np.clip(found.x_T, -1, 1), snr.blocky(image, block), snr.blocky(found.x_T, block)],
-        blocks, [("sd", found.expected, found.measured), ("zero", found.expected * 0,
-                                                          found.measured)], block,
-        image_titles=["a", "b", "c", "d"], titles=("", "corr"), axis_titles=("b", "corr"),
+        blocks,
+        [("sd", found.expected, found.measured), ("zero", found.expected * 0, found.measured)],
+        block,
+        image_titles=["a", "b", "c", "d"],
+        titles=("", "corr"),
+        axis_titles=("b", "corr"),
         names=("formula", "measured"),
-    )  # fmt: skip
+    )
     assert [tr.type for tr in fig.data[:4]] == ["image"] * 4
     assert fig.data[0].source.startswith("data:image/jpeg;base64,")
     assert len(fig.data) == 4 + 2 * 2 + 1

@@ -43,8 +43,9 @@ def test_scrub_figure_has_four_traces_a_panel_and_one_frame_a_step(sources):
 
 
 def test_scrub_figure_refuses_panels_with_other_frame_counts():
-    bad = figs.ScrubPanel("x", "exact", np.zeros((F + 1, N, 2)), np.zeros((M, K, 2)),
-                          np.zeros((F, M, 2)))  # fmt: skip
+    bad = figs.ScrubPanel(
+        "x", "exact", np.zeros((F + 1, N, 2)), np.zeros((M, K, 2)), np.zeros((F, M, 2))
+    )
     with pytest.raises(ValueError, match="frame"):
         figs.scrub_figure([bad], np.zeros((3, 2)), list(range(F)), 0, names=("a", "b", "c"))
 
@@ -54,30 +55,37 @@ def test_field_figure_draws_one_arrow_per_grid_point(with_density):
     G = 9
     starts = rng.standard_normal((G, 2))
     arrows = 0.1 * rng.standard_normal((G, 2))
-    panels = [figs.FieldPanel("exact", "exact", starts, arrows),
-              figs.FieldPanel("learned", "learned", starts, -arrows)]  # fmt: skip
+    panels = [
+        figs.FieldPanel("exact", "exact", starts, arrows),
+        figs.FieldPanel("learned", "learned", starts, -arrows),
+    ]
     axis = np.linspace(-3, 3, 7)
     density = (axis, axis, -np.add.outer(axis**2, axis**2)) if with_density else None
-    fig = figs.field_figure(panels, rng.standard_normal((20, 2)), density,
-                            names=("q(x_t)", "−ε̂", "log q"))  # fmt: skip
+    fig = figs.field_figure(
+        panels, rng.standard_normal((20, 2)), density, names=("q(x_t)", "−ε̂", "log q")
+    )
     assert_valid_plotly(fig)
     per_panel = 3 if with_density else 2
     assert len(fig.data) == 2 * per_panel
     arrows_trace = fig.data[1]
     assert arrows_trace.mode == "lines+markers" and arrows_trace.marker.symbol == "arrow"
     xs = np.array([v for v in arrows_trace.x if v is not None]).reshape(G, 2)
-    assert np.allclose(xs[:, 1] - xs[:, 0], np.round(starts[:, 0] + arrows[:, 0], 3)
-                       - np.round(starts[:, 0], 3))  # fmt: skip
+    assert np.allclose(
+        xs[:, 1] - xs[:, 0], np.round(starts[:, 0] + arrows[:, 0], 3) - np.round(starts[:, 0], 3)
+    )
     if with_density:
         assert fig.data[2].type == "contour"
 
 
 def test_quality_figure_is_log_log_with_a_floor_line():
-    curves = [("ddim", "exact", np.array([1, 10, 100]), np.array([0.5, 0.1, 0.03])),
-              ("ddim (learned)", "learned", np.array([1, 10, 100]), np.array([0.6, 0.2, 0.05])),
-              ("heun", "exact", np.array([1, 19, 199]), np.array([0.4, 0.05, 0.03]))]  # fmt: skip
-    fig = figs.quality_figure(curves, 0.025, title="", x_title="calls", y_title="SW",
-                              floor_name="floor")  # fmt: skip
+    curves = [
+        ("ddim", "exact", np.array([1, 10, 100]), np.array([0.5, 0.1, 0.03])),
+        ("ddim (learned)", "learned", np.array([1, 10, 100]), np.array([0.6, 0.2, 0.05])),
+        ("heun", "exact", np.array([1, 19, 199]), np.array([0.4, 0.05, 0.03])),
+    ]
+    fig = figs.quality_figure(
+        curves, 0.025, title="", x_title="calls", y_title="SW", floor_name="floor"
+    )
     assert_valid_plotly(fig)
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
     assert fig.layout.shapes[0].y0 == 0.025
@@ -87,8 +95,9 @@ def test_quality_figure_is_log_log_with_a_floor_line():
 
 def test_loss_figure_smooths_and_thins_long_runs():
     losses = np.abs(rng.standard_normal(2000))
-    fig = figs.loss_figure(losses, 2000, title="", x_title="step", y_title="loss",
-                           names=("batch", "mean"))  # fmt: skip
+    fig = figs.loss_figure(
+        losses, 2000, title="", x_title="step", y_title="loss", names=("batch", "mean")
+    )
     assert_valid_plotly(fig)
     assert len(fig.data[0].x) <= 400 and fig.layout.xaxis.range == (0, 2000)
     assert np.allclose(figs.smooth(np.ones(10), 3), 1.0)

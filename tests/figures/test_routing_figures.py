@@ -20,9 +20,10 @@ CURVES = rt.recall_curves(Q, KEYS, 5, 2, 2, RNG)
 BUILDERS = {
     "clusters_figure": lambda: figs.clusters_figure(X, KM.labels, KM.centroids, 0, title="c"),
     "mask_figure": lambda: figs.mask_figure(MASK, title="m", x_title="k", y_title="q"),
-    "recall_figure": lambda: figs.recall_figure(CURVES, 2, title="r", x_title="dots",
-                                                y_title="recall"),
-}  # fmt: skip
+    "recall_figure": lambda: figs.recall_figure(
+        CURVES, 2, title="r", x_title="dots", y_title="recall"
+    ),
+}
 
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))

@@ -32,8 +32,9 @@ NS = np.array([4.0, 16, 64, 256, 1024])
 
 def maps(m: int = 5, j: int = 2):
     _, a_ix, a_xh = isab_case(m)
-    return figs.maps_figure(LABELS, a_ix, a_xh, j, titles=("b", "c"), axis_titles=AXES,
-                            colorbar_title="w")  # fmt: skip
+    return figs.maps_figure(
+        LABELS, a_ix, a_xh, j, titles=("b", "c"), axis_titles=AXES, colorbar_title="w"
+    )
 
 
 def points(m: int = 5, j: int = 2):
@@ -44,15 +45,26 @@ def points(m: int = 5, j: int = 2):
 BUILDERS = {
     "maps_figure": maps,
     "points_figure": points,
-    "cost_figure": lambda: figs.cost_figure(NS, NS**2, 2 * 8 * NS, 64, (4096, 1024), title="t",
-                                            x_title="x", y_title="y"),
+    "cost_figure": lambda: figs.cost_figure(
+        NS, NS**2, 2 * 8 * NS, 64, (4096, 1024), title="t", x_title="x", y_title="y"
+    ),
     "equivariance_figure": lambda: figs.equivariance_figure(
-        Z, Z[PERM], Z[PERM], [(0, int(np.argsort(PERM)[0]))], titles=("a", "b", "c"),
-        x_title="x", y_title="y", colorbar_title="v"),
+        Z,
+        Z[PERM],
+        Z[PERM],
+        [(0, int(np.argsort(PERM)[0]))],
+        titles=("a", "b", "c"),
+        x_title="x",
+        y_title="y",
+        colorbar_title="v",
+    ),
     "pooling_figure": lambda: figs.pooling_figure(
-        [(Z.sum(0), Z[PERM].sum(0)), (Z.max(0), Z[PERM].max(0))], titles=("s", "m"),
-        x_title="c", names=("a", "b")),
-}  # fmt: skip
+        [(Z.sum(0), Z[PERM].sum(0)), (Z.max(0), Z[PERM].max(0))],
+        titles=("s", "m"),
+        x_title="c",
+        names=("a", "b"),
+    ),
+}
 
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))
@@ -115,8 +127,16 @@ def test_equivariance_figure_stacks_three_channel_by_element_maps():
 def test_equivariance_layout_does_not_depend_on_the_shuffle():
     other = np.random.default_rng(9).permutation(40)
     a = BUILDERS["equivariance_figure"]()
-    b = figs.equivariance_figure(Z, Z[other], Z[other], [(0, 5)], titles=("a", "b", "c"),
-                                 x_title="x", y_title="y", colorbar_title="v")  # fmt: skip
+    b = figs.equivariance_figure(
+        Z,
+        Z[other],
+        Z[other],
+        [(0, 5)],
+        titles=("a", "b", "c"),
+        x_title="x",
+        y_title="y",
+        colorbar_title="v",
+    )
     assert a.layout == b.layout
 
 
@@ -127,5 +147,6 @@ def test_pooling_figure_has_a_bar_and_markers_per_panel():
     assert np.allclose(fig.data[1].y, fig.data[0].y, atol=1e-4)  # invariant: same values
     assert [tr.showlegend for tr in fig.data] == [True, True, False, False]
     assert fig.data[2].xaxis == "x2" and [a.text for a in fig.layout.annotations] == [
-        "<b>s</b>", "<b>m</b>"
-    ]  # fmt: skip
+        "<b>s</b>",
+        "<b>m</b>",
+    ]

@@ -14,10 +14,18 @@ from figures import softmax as figs
 def test_the_zero_temperature_limit_is_shared_by_tied_maxima():
     u = np.array([3.0, 1.0, 3.0])
     fig = figs.temperature_figure(
-        ["a", "b", "c"], sm.softmax(u, 1.0), np.geomspace(0.05, 20, 5), np.ones(5), 1.0, 0.9,
-        np.log(3), titles=("p", "H"), y_titles=("p", "H"), x_title="T",
+        ["a", "b", "c"],
+        sm.softmax(u, 1.0),
+        np.geomspace(0.05, 20, 5),
+        np.ones(5),
+        1.0,
+        0.9,
+        np.log(3),
+        titles=("p", "H"),
+        y_titles=("p", "H"),
+        x_title="T",
         zero_limit=sm.zero_temperature_limit(u),
-    )  # fmt: skip
+    )
     assert fig.data[1].x == ("a", "c") and fig.data[1].y == (0.5, 0.5)
 
 
@@ -63,8 +71,9 @@ def test_contrastive_distribution_separates_positive_from_negatives_without_the_
 
 
 def test_loss_vs_tau_marks_current_tau():
-    fig = figs.loss_vs_tau(np.array([0.1, 1.0]), np.array([2.0, 1.5]), 1.0, 1.5, title="L",
-                           x_title="τ", y_title="L")  # fmt: skip
+    fig = figs.loss_vs_tau(
+        np.array([0.1, 1.0]), np.array([2.0, 1.5]), 1.0, 1.5, title="L", x_title="τ", y_title="L"
+    )
     assert fig.layout.xaxis.type == "log"
     assert fig.data[1].x == (1.0,) and fig.data[1].y == (1.5,)
 
@@ -77,9 +86,17 @@ def test_temperature_figure_has_both_panels_and_a_layout_independent_of_T():
     def build(T):
         p = sm.softmax(u, T)
         return figs.temperature_figure(
-            ["a", "b", "c"], p, grid, curve, T, float(sm.entropy(p)), np.log(3),
-            titles=("P", "H"), y_titles=("p", "H"), x_title="T",
-        )  # fmt: skip
+            ["a", "b", "c"],
+            p,
+            grid,
+            curve,
+            T,
+            float(sm.entropy(p)),
+            np.log(3),
+            titles=("P", "H"),
+            y_titles=("p", "H"),
+            x_title="T",
+        )
 
     cold, hot = build(0.3), build(10.0)
     assert [tr.type for tr in cold.data] == ["bar", "scatter", "scatter", "scatter"]

@@ -18,17 +18,25 @@ TOKENS, RATIOS = (SIDES // 4) ** 2, [1, 2, 4, 8]
 BUILDERS = {
     "image_figure": lambda: figs.image_figure(RGB, title="t"),
     "attention_maps_figure": lambda: figs.attention_maps_figure(
-        FULL, REDUCED, 4, (3, 5), titles=("a", "b")),
+        FULL, REDUCED, 4, (3, 5), titles=("a", "b")
+    ),
     "cost_figure": lambda: figs.cost_figure(
-        TOKENS, RATIOS, [[sra.attention_cost(int(n), r).sra_entries for n in TOKENS]
-                         for r in RATIOS],
-        3136, [sra.attention_cost(3136, r).sra_entries for r in RATIOS],
-        title="t", x_title="x", y_title="y"),
+        TOKENS,
+        RATIOS,
+        [[sra.attention_cost(int(n), r).sra_entries for n in TOKENS] for r in RATIOS],
+        3136,
+        [sra.attention_cost(3136, r).sra_entries for r in RATIOS],
+        title="t",
+        x_title="x",
+        y_title="y",
+    ),
     "stage_tokens_figure": lambda: figs.stage_tokens_figure(
-        sra.pvt_stages(224), title="t", y_title="y", names=("q", "kv")),
+        sra.pvt_stages(224), title="t", y_title="y", names=("q", "kv")
+    ),
     "equality_figure": lambda: figs.equality_figure(
-        np.zeros((4, 2)), np.zeros((4, 2)), title="t", x_title="x", y_title="y"),
-}  # fmt: skip
+        np.zeros((4, 2)), np.zeros((4, 2)), title="t", x_title="x", y_title="y"
+    ),
+}
 
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))

@@ -14,23 +14,52 @@ MAPS = tf.family_maps(SRC, SRC, SRC, TGT, 8, 2, 0)
 D = np.array([64.0, 128.0, 256.0])
 ENC = np.array([tf.block_parameters(int(d), 4 * int(d)).total for d in D], float)
 DEC = np.array([tf.block_parameters(int(d), 4 * int(d), True).total for d in D], float)
-PARTS = {"self_attention": (10, 10), "cross_attention": (0, 10), "feed_forward": (20, 20),
-         "norms": (4, 6)}  # fmt: skip
+PARTS = {
+    "self_attention": (10, 10),
+    "cross_attention": (0, 10),
+    "feed_forward": (20, 20),
+    "norms": (4, 6),
+}
 
 BUILDERS = {
     "family_figure": lambda: figs.family_figure(
         (MAPS.masks.encoder, tf.family_masks(3, 3).decoder, MAPS.masks.cross),
-        (SRC, SRC, SRC), (SRC, SRC, TGT), titles=("a", "b", "c"), subtitle="m", masks=True),
+        (SRC, SRC, SRC),
+        (SRC, SRC, TGT),
+        titles=("a", "b", "c"),
+        subtitle="m",
+        masks=True,
+    ),
     "family_figure_weights": lambda: figs.family_figure(
-        (MAPS.encoder[0], MAPS.decoder[0], MAPS.cross[0]), (SRC, SRC, SRC), (SRC, SRC, TGT),
-        titles=("a", "b", "c"), subtitle="w"),
+        (MAPS.encoder[0], MAPS.decoder[0], MAPS.cross[0]),
+        (SRC, SRC, SRC),
+        (SRC, SRC, TGT),
+        titles=("a", "b", "c"),
+        subtitle="w",
+    ),
     "parameters_figure": lambda: figs.parameters_figure(
-        D, ENC, DEC, (128, ENC[1], DEC[1]), PARTS, titles=("a", "b"), x_title="x", y_title="y",
-        names=("e", "d"), part_names={k: k for k in PARTS}, bar_names=("e", "d")),
+        D,
+        ENC,
+        DEC,
+        (128, ENC[1], DEC[1]),
+        PARTS,
+        titles=("a", "b"),
+        x_title="x",
+        y_title="y",
+        names=("e", "d"),
+        part_names={k: k for k in PARTS},
+        bar_names=("e", "d"),
+    ),
     "cache_figure": lambda: figs.cache_figure(
-        np.array([128.0, 256.0]), {6: np.array([1.0, 2.0]), 12: np.array([2.0, 4.0])},
-        (256, 4.0), title="t", x_title="x", y_title="y", name="L = {L}"),
-}  # fmt: skip
+        np.array([128.0, 256.0]),
+        {6: np.array([1.0, 2.0]), 12: np.array([2.0, 4.0])},
+        (256, 4.0),
+        title="t",
+        x_title="x",
+        y_title="y",
+        name="L = {L}",
+    ),
+}
 
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))

@@ -26,15 +26,25 @@ T3 = {"title": "t", "x_title": "x", "y_title": "y"}
 
 BUILDERS = {
     "temperature_figure": lambda: figs.temperature_figure(
-        ["a", "b", "c"], P, GRID, CURVE, 1.0, 0.8, np.log(3), titles=("a", "b"),
-        y_titles=("p", "H"), x_title="T"),
+        ["a", "b", "c"],
+        P,
+        GRID,
+        CURVE,
+        1.0,
+        0.8,
+        np.log(3),
+        titles=("a", "b"),
+        y_titles=("p", "H"),
+        x_title="T",
+    ),
     "dot_product_histograms": lambda: figs.dot_product_histograms(RAW, SCALED, **T3),
     "variance_vs_dimension": lambda: figs.variance_vs_dimension(
-        [1, 2, 4], np.array([[1.0, 1.0], [2.0, 1.0], [4.0, 1.0]]), 2, **T3),
+        [1, 2, 4], np.array([[1.0, 1.0], [2.0, 1.0], [4.0, 1.0]]), 2, **T3
+    ),
     "reliability_diagram": lambda: figs.reliability_diagram(EDGES, ACC, ACC, **T3),
     "contrastive_distribution": lambda: figs.contrastive_distribution(NCE[0], 3, 0, **T3),
     "loss_vs_tau": lambda: figs.loss_vs_tau(GRID, CURVE, 1.0, 0.8, **T3),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))
@@ -55,13 +65,16 @@ def test_lines_and_markers_differ_by_more_than_colour():
     trace that chose its own dash or symbol keeps it."""
     from figures.style import figure
 
-    fig = figure([
-        {"type": "scatter", "x": [0, 1], "y": [0, 1], "mode": "lines"},
-        {"type": "scatter", "x": [0, 1], "y": [1, 0], "mode": "lines"},
-        {"type": "scatter", "x": [0, 1], "y": [1, 1], "mode": "lines", "line": {"dash": "dot"}},
-        {"type": "scatter", "x": [0], "y": [0], "mode": "markers"},
-        {"type": "scatter", "x": [1], "y": [1], "mode": "markers"},
-    ], {})  # fmt: skip
+    fig = figure(
+        [
+            {"type": "scatter", "x": [0, 1], "y": [0, 1], "mode": "lines"},
+            {"type": "scatter", "x": [0, 1], "y": [1, 0], "mode": "lines"},
+            {"type": "scatter", "x": [0, 1], "y": [1, 1], "mode": "lines", "line": {"dash": "dot"}},
+            {"type": "scatter", "x": [0], "y": [0], "mode": "markers"},
+            {"type": "scatter", "x": [1], "y": [1], "mode": "markers"},
+        ],
+        {},
+    )
     dashes = [t.line.dash for t in fig.data[:3]]
     assert dashes[0] != dashes[1] and dashes[2] == "dot"
     assert fig.data[3].marker.symbol != fig.data[4].marker.symbol

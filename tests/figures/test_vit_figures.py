@@ -19,17 +19,31 @@ COSTS = [vit.vit_cost(224, p, 768, 12) for p in (8, 16, 32)]
 
 BUILDERS = {
     "patches_figure": lambda: figs.patches_figure(
-        RGB, P, XP, TOKENS, titles=("a", "b", "c"), x_titles=("x", "y"), y_titles=("p", "t")),
+        RGB, P, XP, TOKENS, titles=("a", "b", "c"), x_titles=("x", "y"), y_titles=("p", "t")
+    ),
     "attention_figure": lambda: figs.attention_figure(RGB, P, 6, GRID, titles=("a", "b")),
     "attention_figure_class": lambda: figs.attention_figure(RGB, P, 0, GRID, titles=("a", "b")),
     "patches_figure_png": lambda: figs.patches_figure(
-        RGB, P, XP, TOKENS, titles=("a", "b", "c"), x_titles=("x", "y"), y_titles=("p", "t"),
-        source=cache_vit.png_source(RGB)),
+        RGB,
+        P,
+        XP,
+        TOKENS,
+        titles=("a", "b", "c"),
+        x_titles=("x", "y"),
+        y_titles=("p", "t"),
+        source=cache_vit.png_source(RGB),
+    ),
     "cost_figure": lambda: figs.cost_figure(
-        [8, 16, 32], np.array([c.tokens for c in COSTS], float),
-        np.array([c.entries for c in COSTS], float), 16, title="t", x_title="x", y_title="y",
-        names=("T", "hT²")),
-}  # fmt: skip
+        [8, 16, 32],
+        np.array([c.tokens for c in COSTS], float),
+        np.array([c.entries for c in COSTS], float),
+        16,
+        title="t",
+        x_title="x",
+        y_title="y",
+        names=("T", "hT²"),
+    ),
+}
 
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))

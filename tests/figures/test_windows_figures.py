@@ -18,17 +18,26 @@ SIDES = np.arange(7, 225, 7)
 BUILDERS = {
     "regions_figure": lambda: figs.regions_figure(REGIONS, 4, 2, titles=("a", "b")),
     "regions_figure_large": lambda: figs.regions_figure(
-        win.shifted_window_regions(32, 32, 8, 4), 8, 4, titles=("a", "b")),
+        win.shifted_window_regions(32, 32, 8, 4), 8, 4, titles=("a", "b")
+    ),
     "window_mask_figure": lambda: figs.window_mask_figure(
-        win.window_partition(REGIONS[:, :, None], 4)[3, :, :, 0], MASKS[3], titles=("a", "b")),
+        win.window_partition(REGIONS[:, :, None], 4)[3, :, :, 0], MASKS[3], titles=("a", "b")
+    ),
     "bias_figure": lambda: figs.bias_figure(INDEX, TABLE, 4, titles=("a", "b", "c")),
-    "stage_figure": lambda: figs.stage_figure(win.stage_shapes(224), title="t", y_title="y",
-                                              names=("n", "c")),
+    "stage_figure": lambda: figs.stage_figure(
+        win.stage_shapes(224), title="t", y_title="y", names=("n", "c")
+    ),
     "complexity_figure": lambda: figs.complexity_figure(
-        SIDES, np.array([win.msa_flops(s, s, 96) for s in SIDES], float),
-        np.array([win.window_msa_flops(s, s, 96, 7) for s in SIDES], float), 56,
-        (2_003_828_736, 145_108_992), title="t", x_title="x", y_title="y"),
-}  # fmt: skip
+        SIDES,
+        np.array([win.msa_flops(s, s, 96) for s in SIDES], float),
+        np.array([win.window_msa_flops(s, s, 96, 7) for s in SIDES], float),
+        56,
+        (2_003_828_736, 145_108_992),
+        title="t",
+        x_title="x",
+        y_title="y",
+    ),
+}
 
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))
