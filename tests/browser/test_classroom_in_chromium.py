@@ -11,6 +11,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.browser.conftest import TIMEOUT_MS, VIEWPORT, screenshot, wait_for_app
 from ui.i18n import strings
@@ -92,8 +93,18 @@ def test_every_page_speaks_japanese(page, server, concept):
 def test_the_language_selector_switches_and_the_choice_follows_to_other_pages(page, server):
     page.goto(f"{server.url}/softmax")
     wait_for_app(page)
-    page.locator(".st-key-lang").click()
-    page.get_by_role("option", name="日本語").click()
+    # The selector sits below 25 page links; a rerun landing while its menu opens closes
+    # the menu again, so open it until the option shows (at most a few tries).
+    select, option = page.locator(".st-key-lang"), page.get_by_role("option", name="日本語")
+    select.scroll_into_view_if_needed()
+    for _ in range(4):
+        select.click()
+        try:
+            option.wait_for(state="visible", timeout=5_000)
+            break
+        except PlaywrightTimeoutError:
+            page.keyboard.press("Escape")
+    option.click()
     wait_for_app(page)
     ja = strings("ja")
     expect(page.locator("h1").first).to_have_text(ja["softmax.title"])
