@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
-from figures.style import GREY, PALETTE, SEQUENTIAL, VERMILLION, figure, layout, panel_titles
+from figures.style import GREY, PALETTE, SEQUENTIAL, VERMILLION, figure, grid_panels, layout
 
 Array = NDArray[np.float64]
 QUERY = {"symbol": "x", "size": 12, "color": VERMILLION, "line": {"color": "white", "width": 1}}
@@ -118,35 +118,7 @@ def row_maps_figure(
     """
     side = full.shape[0]
     zmax = float(max(np.max(full), np.max(method), 1e-12))
-    gap, width = 0.04, 0.48
-    lay = layout(title="", x="", y="", height=height)
-    for i in range(2):
-        sfx = "" if i == 0 else "2"
-        lo = i * (width + gap)
-        axis = {
-            "showgrid": False,
-            "zeroline": False,
-            "ticks": "",
-            "showticklabels": False,
-            "showline": False,
-            "range": [-0.5, side - 0.5],
-        }
-        lay[f"xaxis{sfx}"] = {
-            **axis,
-            "domain": [lo, lo + width],
-            "anchor": f"y{sfx}",
-            "constrain": "domain",
-        }
-        lay[f"yaxis{sfx}"] = {
-            **axis,
-            "range": [side - 0.5, -0.5],
-            "anchor": f"x{sfx}",
-            "scaleanchor": f"x{sfx}",
-            "constrain": "domain",
-        }
-    lay["annotations"] = panel_titles(titles, (0.0, width + gap), 14)
-    lay["margin"] = {"l": 10, "r": 10, "t": 36, "b": 10}
-    lay["showlegend"] = False
+    lay = grid_panels(2, side, titles, height)
     heat = {
         "type": "heatmap",
         "colorscale": SEQUENTIAL,

@@ -21,8 +21,8 @@ from figures.style import (
     SEQUENTIAL,
     VERMILLION,
     figure,
+    grid_panels,
     layout,
-    panel_titles,
 )
 
 Array = NDArray[np.float64]
@@ -34,41 +34,6 @@ def _list(x: Any, digits: int = 5) -> list:
     return np.round(np.asarray(x, dtype=float), digits).tolist()
 
 
-def _grid_panels(n: int, side: int, titles: Sequence[str], height: int) -> dict[str, Any]:
-    """n square image-like panels side by side, row 0 on top, titles as annotations."""
-    lay = layout(title="", x="", y="", height=height)
-    gap = 0.04
-    width = (1.0 - gap * (n - 1)) / n
-    for i in range(n):
-        sfx = "" if i == 0 else str(i + 1)
-        lo = i * (width + gap)
-        axis = {
-            "showgrid": False,
-            "zeroline": False,
-            "ticks": "",
-            "showticklabels": False,
-            "showline": False,
-            "range": [-0.5, side - 0.5],
-        }
-        lay[f"xaxis{sfx}"] = {
-            **axis,
-            "domain": [lo, lo + width],
-            "anchor": f"y{sfx}",
-            "constrain": "domain",
-        }
-        lay[f"yaxis{sfx}"] = {
-            **axis,
-            "range": [side - 0.5, -0.5],
-            "anchor": f"x{sfx}",
-            "scaleanchor": f"x{sfx}",
-            "constrain": "domain",
-        }
-    lay["annotations"] = panel_titles(titles, [i * (width + gap) for i in range(len(titles))], 14)
-    lay["margin"] = {"l": 10, "r": 10, "t": 36, "b": 10}
-    lay["showlegend"] = False
-    return lay
-
-
 def image_figure(
     rgb: Array,
     *,
@@ -77,7 +42,7 @@ def image_figure(
     hovertemplate: str = "row %{y}, col %{x}<extra></extra>",
 ) -> go.Figure:
     """The (H, W, 3) token colours as an image, row 0 on top. Traces: [0] the image."""
-    lay = _grid_panels(1, rgb.shape[0], (title,), height)
+    lay = grid_panels(1, rgb.shape[0], (title,), height)
     data = [
         {
             "type": "image",
@@ -115,7 +80,7 @@ def attention_maps_figure(
     """
     H = full.shape[0]
     R = ratio
-    lay = _grid_panels(2, H, titles, height)
+    lay = grid_panels(2, H, titles, height)
     r, c = query
     heat = {"type": "heatmap", "colorscale": SEQUENTIAL, "zmin": 0.0, "showscale": False}
     data: list[dict[str, Any]] = [

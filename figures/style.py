@@ -147,3 +147,38 @@ def panel_titles(titles: Sequence[str], xs: Sequence[float], size: int = 14) -> 
         }
         for text, x in zip(titles, xs, strict=True)
     ]
+
+
+def grid_panels(n: int, side: int, titles: Sequence[str], height: int) -> dict[str, Any]:
+    """n square image-like panels side by side, row 0 on top, titles as annotations."""
+    lay = layout(title="", x="", y="", height=height)
+    gap = 0.04
+    width = (1.0 - gap * (n - 1)) / n
+    for i in range(n):
+        sfx = "" if i == 0 else str(i + 1)
+        lo = i * (width + gap)
+        axis = {
+            "showgrid": False,
+            "zeroline": False,
+            "ticks": "",
+            "showticklabels": False,
+            "showline": False,
+            "range": [-0.5, side - 0.5],
+        }
+        lay[f"xaxis{sfx}"] = {
+            **axis,
+            "domain": [lo, lo + width],
+            "anchor": f"y{sfx}",
+            "constrain": "domain",
+        }
+        lay[f"yaxis{sfx}"] = {
+            **axis,
+            "range": [side - 0.5, -0.5],
+            "anchor": f"x{sfx}",
+            "scaleanchor": f"x{sfx}",
+            "constrain": "domain",
+        }
+    lay["annotations"] = panel_titles(titles, [i * (width + gap) for i in range(len(titles))], 14)
+    lay["margin"] = {"l": 10, "r": 10, "t": 36, "b": 10}
+    lay["showlegend"] = False
+    return lay
