@@ -249,7 +249,7 @@ def load_denoiser(trained: Trained) -> Denoiser:
     d = trained.weights["out.bias"].shape[0]
     model = Denoiser(d, s.hidden, s.depth, s.n_frequencies, generator=torch.Generator())
     model.load_state_dict({k: torch.as_tensor(v) for k, v in trained.weights.items()})
-    return model.eval()
+    return model.train(False)  # evaluation mode, as nn.Module.eval() sets it
 
 
 def eps_model(trained: Trained, schedule: Schedule) -> reverse.EpsModel:

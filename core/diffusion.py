@@ -514,3 +514,15 @@ def gaussian_kl_monte_carlo(
     log_q = -((x - mean_q) ** 2) / (2 * var_q) - 0.5 * math.log(2 * math.pi * var_q)
     ratio = log_p - log_q
     return float(ratio.mean()), float(ratio.std() / math.sqrt(n))
+
+
+def log_spaced_steps(num_steps: int, count: int = 240) -> NDArray[np.int64]:
+    """At most ``count`` distinct steps t ∈ 1..T, log-spaced, always with 1 and T (for plots
+    whose t axis is logarithmic).
+
+    >>> log_spaced_steps(1000, 4).tolist()
+    [1, 10, 100, 1000]
+    """
+    T = positive_int(num_steps, "T")
+    n = positive_int(count, "count")
+    return np.unique(np.geomspace(1, T, n).round().astype(np.int64))

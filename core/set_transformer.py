@@ -48,6 +48,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -534,3 +535,9 @@ def model_attention_cost(n: int, k: int, m: int | None) -> ModelAttentionCost:
     encoder = 2 * (sab_attention_entries(n) if m is None else isab_attention_entries(n, m))
     pool, mix = k * n, k * k
     return ModelAttentionCost(encoder, pool, mix, encoder + pool + mix, sab_attention_entries(n))
+
+
+def shuffle_order(n: int, seed: int) -> np.ndarray:
+    """π, a permutation of 0..n−1 drawn from ``seed``: element π[k] of X goes to position k
+    of πX (the same seed always shuffles the same way)."""
+    return np.random.default_rng(seed).permutation(validation.positive_int(n, "n"))

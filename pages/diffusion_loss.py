@@ -56,11 +56,6 @@ def schedule_controls(data: bool) -> tuple[str, int, str]:
     return kind, T, text
 
 
-def t_grid(T: int) -> np.ndarray:
-    """At most ~240 steps, log-spaced (the plots' t axes are logarithmic), as indices t − 1."""
-    return np.unique(np.geomspace(1, T, 240).round().astype(int)) - 1
-
-
 @page.view("posterior")
 def posterior() -> None:
     kind, T, _ = schedule_controls(data=False)
@@ -73,7 +68,7 @@ def posterior_view(s: dif.Schedule) -> None:
     T = s.num_steps
     step = page.slider("t", 1, T, min(10, T))
     coef_x0, coef_xt, var = dif.posterior_coefficients(s)
-    i, grid = step - 1, t_grid(T)
+    i, grid = step - 1, dif.log_spaced_steps(T) - 1
     beta, alpha, a = s.betas[i], s.alphas[i], s.alpha_bars[i]
     a_prev = 1.0 if step == 1 else s.alpha_bars[i - 1]
     page.chart(
@@ -224,7 +219,7 @@ def elbo_view(s: dif.Schedule, x0: np.ndarray) -> None:
     """The t slider: where the weight λₜ of the term L_{t-1} sits, against the simple loss."""
     T = s.num_steps
     step = page.slider("t_term", 2, T, min(10, T), key=page.key("elbo_t"))
-    i, grid = step - 1, t_grid(T)
+    i, grid = step - 1, dif.log_spaced_steps(T) - 1
     w_beta, w_tilde = dif.eps_loss_weights(s, "beta"), dif.eps_loss_weights(s, "posterior")
     page.chart(
         figs.weights_figure(

@@ -58,7 +58,7 @@ def the_set() -> tuple[np.ndarray, np.ndarray, int]:
 
 def shuffle(n: int) -> torch.Tensor:
     """π from the shuffle seed in the URL: element π[k] of X goes to position k of πX."""
-    return torch.from_numpy(np.random.default_rng(page.slider("shuffle", 1, 99, 1)).permutation(n))
+    return torch.from_numpy(stf.shuffle_order(n, page.slider("shuffle", 1, 99, 1)))
 
 
 @page.view("inducing")

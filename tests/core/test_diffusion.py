@@ -475,3 +475,10 @@ def test_the_kl_integrand_integrates_to_torchs_kl(m_p, v_p, m_q, v_q):
 def test_the_monte_carlo_kl_is_within_its_standard_error(m_p, v_p, m_q, v_q):
     mc, se = dif.gaussian_kl_monte_carlo(m_p, v_p, m_q, v_q, np.random.default_rng(0), 20_000)
     assert 0 < se < 0.05 and abs(mc - torch_kl(m_p, v_p, m_q, v_q)) < 5 * se
+
+
+@given(st.integers(1, 5000), st.integers(1, 400))
+def test_log_spaced_steps_are_distinct_ends_included_and_at_most_count(T, count):
+    steps = dif.log_spaced_steps(T, count)
+    assert steps[0] == 1 and (steps[-1] == T or count == 1)
+    assert np.all(np.diff(steps) > 0) and len(steps) <= count

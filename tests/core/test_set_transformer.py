@@ -450,3 +450,12 @@ def test_shuffle_test_refuses_a_list_that_is_not_a_permutation():
     with pytest.raises(CoreError) as err:
         stf.shuffle_test(lambda Z: Z, torch.zeros(1, 3, 2), torch.tensor([0, 0, 1]))
     assert err.value.code == "set_transformer_perm"
+
+
+def test_shuffle_order_is_a_permutation_drawn_from_its_seed():
+    from core.set_transformer import shuffle_order
+
+    for n, seed in [(1, 1), (7, 3), (50, 99)]:
+        pi = shuffle_order(n, seed)
+        assert sorted(pi.tolist()) == list(range(n))
+        np.testing.assert_array_equal(pi, np.random.default_rng(seed).permutation(n))
