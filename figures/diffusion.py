@@ -22,7 +22,17 @@ from numpy.typing import NDArray
 from PIL import Image
 
 from core.images import to_uint8
-from figures.style import BLUE, GREEN, GREY, ORANGE, VERMILLION, figure, layout, panel_titles
+from figures.style import (
+    BLUE,
+    GREEN,
+    GREY,
+    ORANGE,
+    VERMILLION,
+    figure,
+    layout,
+    panel_titles,
+    scrub_controls,
+)
 
 Array = NDArray[np.float64]
 SCHEDULE_COLOURS = (BLUE, ORANGE)  # linear, cosine: the same colour in every panel
@@ -291,54 +301,7 @@ def scrub_figure(
     for trace, spec in full.items():
         data[trace] = {**data[trace], **spec}
 
-    animate = {
-        "mode": "immediate",
-        "frame": {"duration": 0, "redraw": True},
-        "transition": {"duration": 0},
-    }
-    lay["sliders"] = [
-        {
-            "active": start,
-            "x": 0.1,
-            "len": 0.9,
-            "y": 0.0,
-            "yanchor": "top",
-            "pad": {"t": 62, "b": 0},
-            "currentvalue": {"prefix": "t = ", "font": {"size": 15}},
-            "font": {"size": 10},
-            "ticklen": 4,
-            "steps": [
-                {"method": "animate", "label": str(t), "args": [[str(t)], animate]} for t in steps
-            ],
-        }
-    ]
-    lay["updatemenus"] = [
-        {
-            "type": "buttons",
-            "direction": "left",
-            "showactive": False,
-            "x": 0.0,
-            "y": 0.0,
-            "xanchor": "left",
-            "yanchor": "top",
-            "pad": {"t": 84, "r": 0},
-            "buttons": [
-                {
-                    "label": play[0],
-                    "method": "animate",
-                    "args": [
-                        None,
-                        {
-                            **animate,
-                            "frame": {"duration": 120, "redraw": True},
-                            "fromcurrent": True,
-                        },
-                    ],
-                },
-                {"label": play[1], "method": "animate", "args": [[None], animate]},
-            ],
-        }
-    ]
+    scrub_controls(lay, steps, start, play=play, redraw=True, duration=120, pad=62)
     return figure(data, lay, frames)
 
 

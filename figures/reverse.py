@@ -22,7 +22,17 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
-from figures.style import BLUE, GREY, ORANGE, PALETTE, VERMILLION, figure, layout, panel_titles
+from figures.style import (
+    BLUE,
+    GREY,
+    ORANGE,
+    PALETTE,
+    VERMILLION,
+    figure,
+    layout,
+    panel_titles,
+    scrub_controls,
+)
 
 Array = NDArray[np.float64]
 SOURCE_COLOURS = {"exact": BLUE, "learned": ORANGE}
@@ -209,55 +219,9 @@ def scrub_figure(
                 },
             ]
         frames.append({"name": str(t), "data": updates, "traces": moving})
-    animate = {
-        "mode": "immediate",
-        "frame": {"duration": 0, "redraw": False},
-        "transition": {"duration": 0},
-    }
-    lay["sliders"] = [
-        {
-            "active": start,
-            "x": 0.1,
-            "len": 0.9,
-            "y": 0.0,
-            "yanchor": "top",
-            "pad": {"t": 40, "b": 0},
-            "currentvalue": {"prefix": prefix, "font": {"size": 15}},
-            "font": {"size": 10},
-            "ticklen": 4,
-            "steps": [
-                {"method": "animate", "label": str(t), "args": [[str(t)], animate]}
-                for t in frame_steps
-            ],
-        }
-    ]
-    lay["updatemenus"] = [
-        {
-            "type": "buttons",
-            "direction": "left",
-            "showactive": False,
-            "x": 0.0,
-            "y": 0.0,
-            "xanchor": "left",
-            "yanchor": "top",
-            "pad": {"t": 62, "r": 0},
-            "buttons": [
-                {
-                    "label": play[0],
-                    "method": "animate",
-                    "args": [
-                        None,
-                        {
-                            **animate,
-                            "frame": {"duration": 150, "redraw": False},
-                            "fromcurrent": True,
-                        },
-                    ],
-                },
-                {"label": play[1], "method": "animate", "args": [[None], animate]},
-            ],
-        }
-    ]
+    scrub_controls(
+        lay, frame_steps, start, play=play, prefix=prefix, redraw=False, duration=150, pad=40
+    )
     return figure(data_traces, lay, frames)
 
 

@@ -182,3 +182,66 @@ def grid_panels(n: int, side: int, titles: Sequence[str], height: int) -> dict[s
     lay["margin"] = {"l": 10, "r": 10, "t": 36, "b": 10}
     lay["showlegend"] = False
     return lay
+
+
+def scrub_controls(
+    lay: dict[str, Any],
+    frame_names: Sequence[object],
+    active: int,
+    *,
+    play: tuple[str, str],
+    prefix: str = "t = ",
+    redraw: bool = True,
+    duration: int = 120,
+    pad: int = 62,
+) -> None:
+    """Add a frame slider and play / pause buttons to ``lay``: the browser scrubs through
+    precomputed frames (named ``str(name)``) with no server round trip.
+
+    Args:
+        frame_names: the frames' names, in order (the slider's labels).
+        active: the index of the frame the slider shows first.
+        play: the labels of the play and pause buttons.
+        redraw: whether a frame needs a full redraw (images do; scatter data does not).
+        duration: milliseconds per frame when playing.
+        pad: the slider's distance below the plot (the buttons sit 22 px lower).
+    """
+    animate = {
+        "mode": "immediate",
+        "frame": {"duration": 0, "redraw": redraw},
+        "transition": {"duration": 0},
+    }
+    playing = {**animate, "frame": {"duration": duration, "redraw": redraw}, "fromcurrent": True}
+    lay["sliders"] = [
+        {
+            "active": active,
+            "x": 0.1,
+            "len": 0.9,
+            "y": 0.0,
+            "yanchor": "top",
+            "pad": {"t": pad, "b": 0},
+            "currentvalue": {"prefix": prefix, "font": {"size": 15}},
+            "font": {"size": 10},
+            "ticklen": 4,
+            "steps": [
+                {"method": "animate", "label": str(t), "args": [[str(t)], animate]}
+                for t in frame_names
+            ],
+        }
+    ]
+    lay["updatemenus"] = [
+        {
+            "type": "buttons",
+            "direction": "left",
+            "showactive": False,
+            "x": 0.0,
+            "y": 0.0,
+            "xanchor": "left",
+            "yanchor": "top",
+            "pad": {"t": pad + 22, "r": 0},
+            "buttons": [
+                {"label": play[0], "method": "animate", "args": [None, playing]},
+                {"label": play[1], "method": "animate", "args": [[None], animate]},
+            ],
+        }
+    ]
