@@ -122,7 +122,8 @@ class Check:
 def _badge_line(checks: Sequence[Check]) -> str:
     parts = []
     for c in checks:
-        text = f"{c.label}{' — ' + c.detail if c.detail else ''}".replace("]", "\\]")
+        text = f"{c.label}{' — ' + c.detail if c.detail else ''}"
+        text = text.replace("[", "\\[").replace("]", "\\]")  # brackets would end the badge
         parts.append(f":green-badge[✓ {text}]" if c.ok else f":red-badge[✗ {text}]")
     return "&nbsp; ".join(parts)
 

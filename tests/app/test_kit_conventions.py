@@ -182,3 +182,12 @@ def test_each_derivation_opens_with_its_steps(page, query, section):
     assert not at.exception and not at.error
     body = " ".join(m.value for m in at.markdown)
     assert first_step in body and "4. " in body, "the numbered steps are shown"
+
+
+def test_a_badge_detail_with_brackets_stays_inside_its_badge():
+    from ui.kit import Check, _badge_line
+
+    line = _badge_line([Check("rows", True, "[9, 9] and a] lone bracket"), Check("next", False)])
+    assert line == (
+        ":green-badge[✓ rows — \\[9, 9\\] and a\\] lone bracket]&nbsp; :red-badge[✗ next]"
+    )
