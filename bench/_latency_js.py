@@ -51,19 +51,67 @@ INSTALL_JS = r"""
   const SLIDER = '[role="slider"], input[type="range"]';
   const byKey = (key) => document.querySelector(`.st-key-${CSS.escape(key)}`);
   const plotOf = (box) => (box ? box.querySelector('.js-plotly-plot') : null);
+  const MAIN_ELEMENTS = '[data-testid="stMain"] [data-testid="stElementContainer"]';
+  // what a step waits for: '<chart key>' (its Plotly plot) or '#<i>' (the i-th element of the
+  // main area, compared by its text: a control that redraws a formula or a table, not a chart)
+  const watchBox = (spec) => {
+    if (spec && spec.startsWith('#')) {
+      return document.querySelectorAll(MAIN_ELEMENTS)[Number(spec.slice(1))] ?? null;
+    }
+    return byKey(spec);
+  };
+  const contentOf = (spec, box) => {
+    if (!box) return null;
+    if (spec && spec.startsWith('#')) return box.innerText;
+    const plot = plotOf(box);
+    return plot ? plot.innerHTML : null;
+  };
+  const hash = (text) => {
+    let h = 0;
+    for (let i = 0; i < text.length; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
+    return `${text.length}:${h}`;
+  };
+  const keyOf = (el) => [...el.classList].find((c) => c.startsWith('st-key-'))?.slice(7) ?? null;
+  // A control's value: a slider's (or select-slider's) thumb, the index of a radio group's
+  // checked option, or a number input's value; min/max null where the control has none.
+  const attrNum = (el, ...names) => {
+    for (const n of names) {
+      const v = el.getAttribute(n);
+      if (v !== null && v !== '') return Number(v);
+    }
+    return null;
+  };
   const sliderState = (key) => {
     const box = byKey(key);
-    const el = box ? box.querySelector(SLIDER) : null;
-    if (!el) return null;
-    const num = (a, b) => Number(el.getAttribute(a) ?? el.getAttribute(b));
-    const isInput = el.tagName === 'INPUT';
-    return {
-      el,
-      value: isInput ? Number(el.value) : num('aria-valuenow', 'value'),
-      min: isInput ? Number(el.min) : num('aria-valuemin', 'min'),
-      max: isInput ? Number(el.max) : num('aria-valuemax', 'max'),
-      text: el.getAttribute('aria-valuetext'),
-    };
+    if (!box) return null;
+    const el = box.querySelector(SLIDER);
+    if (el) {
+      const isInput = el.tagName === 'INPUT';
+      return {
+        el, kind: 'slider',
+        value: isInput ? Number(el.value) : attrNum(el, 'aria-valuenow', 'value'),
+        min: isInput ? Number(el.min) : attrNum(el, 'aria-valuemin', 'min'),
+        max: isInput ? Number(el.max) : attrNum(el, 'aria-valuemax', 'max'),
+        text: el.getAttribute('aria-valuetext'),
+      };
+    }
+    const radios = [...box.querySelectorAll('input[type="radio"]')];
+    if (radios.length) {
+      const i = radios.findIndex((r) => r.checked);
+      return {
+        el: radios[Math.max(i, 0)], kind: 'radio', value: i, min: 0, max: radios.length - 1,
+        text: i >= 0 ? (radios[i].closest('label')?.innerText ?? null) : null,
+      };
+    }
+    const num = box.querySelector('[data-testid="stNumberInputField"], input[type="number"]');
+    if (num) {
+      return {
+        el: num, kind: 'number', value: num.value === '' ? null : Number(num.value),
+        min: attrNum(num, 'min', 'aria-valuemin'), max: attrNum(num, 'max', 'aria-valuemax'),
+        text: num.value,
+      };
+    }
+    return null;
   };
   const busy = () => !!document.querySelector('[data-testid="stStatusWidget"]');
   const errors = () => ({
@@ -71,7 +119,10 @@ INSTALL_JS = r"""
     errorAlert: document.querySelectorAll('[data-testid="stAlertContentError"]').length,
   });
 
-  const L = { step: null, chartKey: null, box: null, lastMutation: performance.now() };
+  const L = {
+    step: null, chartKey: null, box: null,
+    lastMutation: performance.now(), lastAny: performance.now(),
+  };
 
   document.addEventListener('keydown', (e) => {
     const s = L.step;
@@ -80,7 +131,8 @@ INSTALL_JS = r"""
 
   new MutationObserver((records) => {
     const now = performance.now();
-    const box = L.chartKey ? byKey(L.chartKey) : null;
+    L.lastAny = now;
+    const box = L.chartKey ? watchBox(L.chartKey) : null;
     if (!box) return;
     const replaced = box !== L.box;
     L.box = box;
@@ -89,8 +141,8 @@ INSTALL_JS = r"""
     const s = L.step;
     if (!s || s.keydown === null) return;
     if (s.firstChange === null) {
-      const plot = plotOf(box);
-      if (!plot || plot.innerHTML === s.before) return;
+      const now_ = contentOf(L.chartKey, box);
+      if (now_ === null || now_ === s.before) return;
       s.firstChange = now;
       requestAnimationFrame(() => { s.painted = performance.now(); });
     }
@@ -101,14 +153,14 @@ INSTALL_JS = r"""
 
   window.__latency = {
     arm(sliderKey, chartKey) {
-      const box = byKey(chartKey);
+      const box = watchBox(chartKey);
       const plot = plotOf(box);
       const slider = sliderState(sliderKey);
       L.chartKey = chartKey;
       L.box = box;
       L.step = {
         sliderKey, chartKey,
-        before: plot ? plot.innerHTML : null,
+        before: contentOf(chartKey, box),
         valueBefore: slider ? slider.value : null,
         textBefore: slider ? slider.text : null,
         keydown: null, firstChange: null, painted: null, lastChange: null,
@@ -117,8 +169,9 @@ INSTALL_JS = r"""
         value: slider ? slider.value : null,
         min: slider ? slider.min : null,
         max: slider ? slider.max : null,
+        kind: slider ? slider.kind : null,
         focused: !!slider && document.activeElement === slider.el,
-        chartReady: !!(plot && plot.querySelector('.main-svg')),
+        chartReady: chartKey.startsWith('#') ? !!box : !!(plot && plot.querySelector('.main-svg')),
       };
     },
     settled(quietMs) {
@@ -134,6 +187,40 @@ INSTALL_JS = r"""
       L.chartKey = chartKey;
       const plot = plotOf(byKey(chartKey));
       return !!(sliderState(sliderKey) && plot && plot.querySelector('.main-svg')) && !busy();
+    },
+    // the page's controls: keyed sliders, select-sliders, radios and number inputs of the main
+    // area whose key starts with ``prefix``, in page order
+    controls(prefix) {
+      const found = [];
+      for (const box of document.querySelectorAll('[data-testid="stMain"] [class*="st-key-"]')) {
+        const key = keyOf(box);
+        if (!key || !key.startsWith(prefix) || found.some((c) => c.key === key)) continue;
+        const st = sliderState(key);
+        if (!st || st.el.disabled || st.el.getAttribute('aria-disabled') === 'true') continue;
+        found.push({ key, kind: st.kind });
+      }
+      return found;
+    },
+    // content hashes of every chart (by key) and every main-area element (by index)
+    snapshot() {
+      const charts = {};
+      for (const plot of document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')) {
+        const box = plot.closest('[class*="st-key-"]');
+        const key = box ? keyOf(box) : null;
+        if (key) charts[key] = hash(plot.innerHTML);
+      }
+      // a control's own element changes with its value: not a redraw
+      const texts = [...document.querySelectorAll(MAIN_ELEMENTS)].map((e) =>
+        (e.querySelector('input, [role="slider"]') ? '' : hash(e.innerText)));
+      return { charts, texts };
+    },
+    focus(key) {  // focus the control: a slider's thumb, the checked radio, the number field
+      const st = sliderState(key);
+      if (st) st.el.focus();
+      return !!st && document.activeElement === st.el;
+    },
+    quiet(quietMs) {  // nothing on the page moved for quietMs and no script run in flight
+      return performance.now() - L.lastAny >= quietMs && !busy();
     },
     errors,
     collect() {

@@ -67,12 +67,26 @@ KB = 1024
 
 @dataclass(frozen=True)
 class Target:
-    """A page to measure: its URL and the keys of the slider to press and the chart to watch."""
+    """A page to measure: its URL, the key of the control to press and what to watch.
+
+    ``chart_key`` is a chart's key, or ``#i`` for the i-th element of the main area compared by
+    its text (a control that redraws a formula or table, no chart). ``kind`` is ``slider`` (also
+    a select-slider), ``radio`` or ``number``: which arrow keys step it.
+    """
 
     name: str
     url: str
     slider_key: str
     chart_key: str
+    kind: str = "slider"
+
+
+# the keys that step each kind of control forward and back (a radio group wraps at its ends)
+KEYS = {
+    "slider": ("ArrowRight", "ArrowLeft"),
+    "radio": ("ArrowDown", "ArrowUp"),
+    "number": ("ArrowUp", "ArrowDown"),
+}
 
 
 @dataclass
@@ -156,7 +170,7 @@ class Probe:
         self.page.add_init_script(SEND_HOOK_JS)
         self.counter = _FrameCounter()
         self.page.on("websocket", self.counter.attach)
-        self._direction = "ArrowRight"
+        self._forward = True
 
     def open(self) -> None:
         """Load the page, install the in-page probe and wait until the chart is drawn.
@@ -187,10 +201,7 @@ class Probe:
     def step(self) -> Step:
         """Press an arrow key on the slider and wait for the chart to redraw and settle."""
         t = self.target
-        thumb = self.page.locator(f".st-key-{t.slider_key}").locator(
-            '[role="slider"], input[type="range"]'
-        )
-        thumb.first.focus()
+        self.page.evaluate("k => window.__latency.focus(k)", t.slider_key)
         state = self.page.evaluate(
             "([s, c]) => window.__latency.arm(s, c)", [t.slider_key, t.chart_key]
         )
@@ -214,14 +225,19 @@ class Probe:
         return step
 
     def _next_key(self, state: dict) -> str:
-        """Keep the current direction; turn around at either end of the slider."""
+        """Keep the current direction; turn around at either end of the control."""
         value, lo, hi = state["value"], state["min"], state["max"]
-        if None not in (value, lo, hi):
-            if value >= hi:
-                self._direction = "ArrowLeft"
-            elif value <= lo:
-                self._direction = "ArrowRight"
-        return self._direction
+        if value is not None:
+            if hi is not None and value >= hi:
+                self._forward = False
+            elif lo is not None and value <= lo:
+                self._forward = True
+        forward, back = KEYS[self.target.kind]
+        return forward if self._forward else back
+
+    def turn(self) -> None:
+        """Step the other way from now on (a control with no max that stopped moving)."""
+        self._forward = not self._forward
 
     def _wait_idle(self) -> None:
         """Wait (best effort) until the chart is quiet and no script run is in flight."""

@@ -1,11 +1,13 @@
-"""bench.latency's statistics: percentiles and the bootstrap interval of the p95 ratio."""
+"""bench.latency's statistics (percentiles, the bootstrap interval of the p95 ratio) and
+bench.controls' choices (what a press redrew, the worst control per page)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from bench.latency import percentile, ratio_interval
+from bench.controls import Control, format_worst, rows, watched_element, worst_per_page
+from bench.latency import Step, percentile, ratio_interval
 
 
 @pytest.mark.parametrize("q", [0, 25, 50, 95, 100])
@@ -31,3 +33,58 @@ def test_ratio_interval_finds_a_page_twice_as_slow():
 
 def test_ratio_interval_of_an_empty_sample_is_nan():
     assert all(np.isnan(ratio_interval([], [1.0, 2.0])))
+
+
+# -- bench.controls: what a press redrew, and the worst control of each page -------------------
+
+
+def _snap(charts: dict[str, str], texts: list[str]) -> dict:
+    return {"charts": charts, "texts": texts}
+
+
+def test_watched_element_is_the_first_chart_that_changed():
+    before = _snap({"a": "1", "b": "1", "c": "1"}, ["x", "y"])
+    after = _snap({"a": "1", "b": "2", "c": "2"}, ["x", "z"])
+    assert watched_element(before, after) == "b"
+
+
+def test_watched_element_falls_back_to_the_first_changed_text():
+    before = _snap({"a": "1"}, ["", "formula 1", "table"])
+    after = _snap({"a": "1"}, ["", "formula 2", "table 2"])
+    assert watched_element(before, after) == "#1"
+
+
+def test_watched_element_of_a_press_that_changed_nothing_is_none():
+    same = _snap({"a": "1"}, ["x", "y"])
+    assert watched_element(same, same) is None
+
+
+def test_the_view_picker_watches_text_even_when_charts_changed():
+    before = _snap({"a": "1"}, ["", "view one", "x"])
+    after = _snap({"b": "7"}, ["", "view two", "x", "more"])
+    assert watched_element(before, after) == "b"
+    assert watched_element(before, after, text_only=True) == "#1"
+    # a view with more elements whose shared prefix is unchanged: watch the first new one
+    grown = _snap({}, ["", "view one", "x", "new"])
+    assert watched_element(before, grown, text_only=True) == "#3"
+
+
+def _steps(latencies: list[float]) -> list[Step]:
+    return [Step(key="ArrowRight", latency_ms=v, payload_bytes=1024) for v in latencies]
+
+
+def test_rows_and_worst_control_per_page():
+    rng = np.random.default_rng(4)
+    bare = _steps(list(rng.gamma(4.0, 20.0, 100)))
+    fast = Control("p", 0, "p_a", "slider", "p_chart", _steps(list(rng.gamma(4.0, 10.0, 40))))
+    slow = Control("p", 1, "p_b", "number", "#3", _steps(list(rng.gamma(4.0, 40.0, 40))))
+    other = Control("q", 0, "q_a", "radio", "q_chart", _steps(list(rng.gamma(4.0, 20.0, 40))))
+    idle = Control("q", 0, "q_b", "slider", None)  # changed nothing: no row
+    table = rows([fast, slow, other, idle], bare)
+    assert [r.control.key for r in table] == ["p_a", "p_b", "q_a"]
+    worst = worst_per_page(table)
+    assert worst["p"].control.key == "p_b" and worst["q"].control.key == "q_a"
+    assert worst["p"].over and worst["p"].lo > 1.2  # twice as slow: over budget, clearly
+    assert not table[0].over and table[0].hi < 1.0  # half the bare app's time
+    text = format_worst(table)
+    assert "p: p_b [1]" in text and "OVER BUDGET" in text

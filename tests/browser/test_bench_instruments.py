@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
 
-from bench import latency, load
+from bench import controls, latency, load
+from ui.registry import concept
 
 
 def test_latency_probe_measures_real_redraws(server, browser):
@@ -52,3 +54,32 @@ def test_load_sessions_speak_the_protocol_without_errors(server, tmp_path):
     assert report["fragment_reruns"] > 0  # the slider lives in a fragment and is driven as one
     assert report["target"]["slider_kind"] == "select_slider"
     assert report["rss_samples"], "server memory was sampled"
+
+
+def test_controls_bench_finds_and_steps_every_control_of_a_page(server, browser):
+    """bench.controls on the Cayley–Hamilton page: a slider, number inputs and the view picker,
+    each found in the browser, calibrated to what it redraws and stepped without an error."""
+    args = SimpleNamespace(steps=2, warmup=0, block=2)
+    bare_target = latency.Target(
+        latency.BARE_NAME, f"{server.url}/softmax", "softmax_T", "softmax_probs_chart"
+    )
+    bare = latency._open_probe(browser, bare_target)  # stands in for the bare app's slider
+    bare_steps: list[latency.Step] = []
+    try:
+        found = controls.measure_page(
+            browser, server.url, concept("cayley_hamilton"), bare, bare_steps, args
+        )
+    finally:
+        bare.page.context.close()
+    by_key = {(c.view, c.key): c for c in found}
+    kinds = {c.kind for c in found}
+    assert {"slider", "number", "radio"} <= kinds, found
+    assert (0, "cayley_hamilton_view") in by_key
+    assert not any(c.key.startswith("cayley_hamilton_ex") for c in found)  # not the exercise
+    for c in found:
+        assert c.watch is not None, f"{c.name}: a press changed nothing"
+        assert len(c.steps) == 2
+        for step in c.steps:
+            assert step.error is None, (c.name, step.error)
+            assert step.value_after != step.value_before
+    assert len(bare_steps) == len(found)  # one bare step after each control's block

@@ -1,0 +1,453 @@
+"""Every control of every page: keypress → redraw, against the bare app; worst control per page.
+
+Run from the project root::
+
+    python -m bench.controls [--steps N] [--pages softmax,...] [--out bench/results/controls.json]
+
+``bench.latency`` presses one probe slider per page; students move every control. This run
+opens each page (``app.py``) and each of its views in headless Chromium, finds the page's
+controls in the browser (keyed sliders, select-sliders, radios and number inputs of the main
+area whose key is ``<slug>_…``: the view picker, the seed, every setting; not the exercise),
+and for each one:
+
+1. calibrates: presses it once and compares every chart (by key) and every element of the main
+   area (by text) before and after. The control watches the first chart that changed, or, if no
+   chart did, the first element whose text changed (a formula, a table). A control that changes
+   nothing on screen is reported and skipped.
+2. records ``--steps`` keypresses exactly as ``bench.latency`` does (keydown → first change of
+   the watched element, page clock), bouncing at the control's ends; after every ``--block``
+   steps, one step of the bare one-slider app, so the bare sample spans the whole run.
+
+A control's ratio is its p95 over the bare app's p95 over the whole run, with the 90 %
+bootstrap interval. Budget (issue 21): ratio ≤ 1.0 and the interval's upper end ≤ 1.2, and
+payload p95 ≤ 200 KB per step. The JSON (``--out``) is rewritten after every page, so an
+interrupted run keeps what it measured.
+
+Exit codes: 0 ok, 1 a failed step or setup failure, 2 over budget (0 with ``--no-fail-budget``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import platform
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from playwright.sync_api import Browser, Page
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from bench import latency as lat
+from bench._latency_js import INSTALL_JS
+from bench.server import ROOT
+from ui.registry import Concept
+
+DEFAULT_STEPS = 20
+DEFAULT_WARMUP = 2
+DEFAULT_BLOCK = 5
+CALIBRATE_QUIET_MS = 600
+CALIBRATE_TIMEOUT_MS = 30_000
+BUDGET_UPPER = 1.2
+RADIO = "label:has(input[type='radio'])"
+
+
+@dataclass
+class Control:
+    """One control of one page view and its recorded steps.
+
+    Attributes:
+        page: the page's slug.
+        view: the view's index in the page's view picker (0 for a page with one view).
+        key: the control's widget key (``<slug>_<name>``, also its URL parameter).
+        kind: ``slider``, ``radio`` or ``number``.
+        watch: the chart key the control redraws first, ``#i`` for the main area's i-th element
+            (compared by text), or ``None`` if one press changed nothing on screen.
+        steps: the recorded steps.
+    """
+
+    page: str
+    view: int
+    key: str
+    kind: str
+    watch: str | None = None
+    steps: list[lat.Step] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return f"{self.page}[{self.view}] {self.key}"
+
+
+def _wait_quiet(page: Page, quiet_ms: int = CALIBRATE_QUIET_MS) -> None:
+    """Wait until nothing on the page moved for ``quiet_ms`` and no script run is in flight."""
+    page.wait_for_timeout(150)  # let the keypress reach the server and the status show
+    page.wait_for_function(
+        "q => window.__latency.quiet(q)",
+        arg=quiet_ms,
+        timeout=CALIBRATE_TIMEOUT_MS,
+        polling=lat.POLL_MS,
+    )
+
+
+def watched_element(before: dict, after: dict, *, text_only: bool = False) -> str | None:
+    """What a press changed: the first chart (page order) whose content differs, else ``#i``
+    for the first main-area element whose text differs; ``None`` if nothing changed.
+
+    ``text_only`` skips the charts (the view picker: each view has charts of its own, so no
+    chart key survives the next step).
+    """
+    if not text_only:
+        for key, digest in after["charts"].items():
+            if before["charts"].get(key) != digest:
+                return key
+    a, b = before["texts"], after["texts"]
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return f"#{i}"
+    return f"#{min(len(a), len(b))}" if len(a) != len(b) else None
+
+
+def _snapshot(page: Page) -> dict:
+    return page.evaluate("() => window.__latency.snapshot()")
+
+
+def calibrate(probe: lat.Probe, control: Control) -> str | None:
+    """Press the control once and return what it redraws (see :func:`watched_element`)."""
+    page = probe.page
+    _wait_quiet(page)
+    before = _snapshot(page)
+    page.evaluate("k => window.__latency.focus(k)", control.key)
+    state = page.evaluate("k => window.__latency.arm(k, k)", control.key)
+    page.keyboard.press(probe._next_key(state))
+    _wait_quiet(page)
+    page.evaluate("() => window.__latency.collect()")
+    return watched_element(before, _snapshot(page), text_only=control.key.endswith("_view"))
+
+
+def _open(browser: Browser, url: str, concept: Concept) -> lat.Probe:
+    """The page at its default view, loaded, probe installed (its probe slider and chart drawn)."""
+    target = lat.Target(concept.slug, url, concept.probe[0], concept.probe[1])
+    return lat._open_probe(browser, target)
+
+
+def _views(page: Page, slug: str) -> int:
+    """How many views the page's view picker offers (1 without a picker)."""
+    return max(1, page.locator(f".st-key-{slug}_view {RADIO}").count())
+
+
+def _show_view(probe: lat.Probe, slug: str, view: int) -> None:
+    page = probe.page
+    radios = page.locator(f".st-key-{slug}_view {RADIO}")
+    if radios.count():
+        radios.nth(view).click()
+        _wait_quiet(page)
+
+
+def _step_control(probe: lat.Probe, control: Control) -> lat.Step:
+    step = probe.step()
+    if step.error == "slider value did not change" and control.kind == "number":
+        probe.turn()  # a number input with no max that stopped: go the other way
+    return step
+
+
+def _open_at(browser: Browser, url: str, name: str, key: str, kind: str) -> lat.Probe:
+    """A fresh session (its own browser context) at ``url``, once control ``key`` is drawn
+    and the page is quiet: every control starts from the view's link, not from where the
+    controls measured before it left the page."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    probe = lat.Probe(context, lat.Target(name, url, key, "", kind))
+    page = probe.page
+    page.goto(url, wait_until="domcontentloaded", timeout=lat.LOAD_TIMEOUT_MS)
+    page.evaluate(INSTALL_JS)
+    page.wait_for_function(
+        "([k, q]) => window.__latency.controls(k).some((c) => c.key === k)"
+        " && window.__latency.quiet(q)",
+        arg=[key, CALIBRATE_QUIET_MS],
+        timeout=lat.LOAD_TIMEOUT_MS,
+        polling=100,
+    )
+    return probe
+
+
+def view_links(browser: Browser, app_url: str, concept: Concept) -> list[tuple[str, list[dict]]]:
+    """Each view's link (the URL after picking it) and the controls it shows, in page order."""
+    slug = concept.slug
+    probe = _open(browser, f"{app_url}/{slug}", concept)
+    views = []
+    try:
+        for view in range(_views(probe.page, slug)):
+            _show_view(probe, slug, view)
+            found = probe.page.evaluate("p => window.__latency.controls(p)", f"{slug}_")
+            views.append((probe.page.url, found))
+    finally:
+        probe.page.context.close()
+    return views
+
+
+def measure_page(
+    browser: Browser,
+    app_url: str,
+    concept: Concept,
+    bare: lat.Probe,
+    bare_steps: list[lat.Step],
+    args: argparse.Namespace,
+) -> list[Control]:
+    """Every control of every view of one page, each in a fresh session at its view's link,
+    with bare steps interleaved. The view picker is measured from the first view."""
+    slug = concept.slug
+    controls: list[Control] = []
+    for view, (url, found) in enumerate(view_links(browser, app_url, concept)):
+        for c in found:
+            key, kind = c["key"], c["kind"]
+            if key.startswith(f"{slug}_ex") or (key == f"{slug}_view" and view):
+                continue  # the exercise; the view picker once
+            control = Control(slug, view, key, kind)
+            controls.append(control)
+            probe = _open_at(browser, url, control.name, key, kind)
+            try:
+                _measure_control(probe, control, bare, bare_steps, args)
+            finally:
+                probe.page.context.close()
+    return controls
+
+
+def _measure_control(
+    probe: lat.Probe,
+    control: Control,
+    bare: lat.Probe,
+    bare_steps: list[lat.Step],
+    args: argparse.Namespace,
+) -> None:
+    try:
+        control.watch = calibrate(probe, control)
+    except PlaywrightTimeoutError:
+        control.watch = None
+    if control.watch is None:
+        print(f"  {control.name}: one press changed nothing on screen; skipped", file=sys.stderr)
+        return
+    probe.target = lat.Target(
+        control.name, probe.target.url, control.key, control.watch, control.kind
+    )
+    for _ in range(args.warmup):
+        _step_control(probe, control)
+    while len(control.steps) < args.steps:
+        for _ in range(min(args.block, args.steps - len(control.steps))):
+            control.steps.append(_step_control(probe, control))
+        bare_steps.append(bare.step())
+    s = lat.summarize(control.steps)
+    print(
+        f"  {control.name} ({control.kind} → {control.watch}): p50 {s.p50_ms:.0f} "
+        f"p95 {s.p95_ms:.0f} ms, {s.payload_p95_kb:.1f} KB, {s.errors} errors",
+        file=sys.stderr,
+    )
+
+
+@dataclass(frozen=True)
+class Row:
+    """One measured control's summary against the bare app."""
+
+    control: Control
+    summary: lat.Summary
+    ratio: float
+    lo: float
+    hi: float
+
+    @property
+    def over(self) -> bool:
+        return (
+            self.ratio > lat.BUDGET_RATIO
+            or self.hi > BUDGET_UPPER
+            or self.summary.payload_p95_kb > lat.BUDGET_PAYLOAD_KB
+        )
+
+
+def rows(controls: Sequence[Control], bare_steps: Sequence[lat.Step]) -> list[Row]:
+    """A summary row per measured control (those with something to watch)."""
+    bare = lat.summarize(bare_steps)
+    bare_lat = lat._latencies(bare_steps)
+    out = []
+    for c in controls:
+        if c.watch is None or not c.steps:
+            continue
+        s = lat.summarize(c.steps)
+        ratio = s.p95_ms / bare.p95_ms if bare.p95_ms else math.nan
+        lo, hi = lat.ratio_interval(lat._latencies(c.steps), bare_lat)
+        out.append(Row(c, s, ratio, lo, hi))
+    return out
+
+
+def worst_per_page(table: Sequence[Row]) -> dict[str, Row]:
+    """Each page's control with the highest p95 ratio."""
+    worst: dict[str, Row] = {}
+    for r in table:
+        page = r.control.page
+        if page not in worst or r.ratio > worst[page].ratio:
+            worst[page] = r
+    return worst
+
+
+def format_rows(table: Sequence[Row], bare: lat.Summary) -> str:
+    """The per-control table (plain text), the bare app's line first."""
+    header = ("control", "kind", "watch", "n", "p50", "p95", "ratio", "90% interval", "KB", "err")
+    bare_row = (
+        *("bare", "slider", "bare_chart", str(bare.n)),
+        *(lat._fmt(bare.p50_ms), lat._fmt(bare.p95_ms), "1.00", ""),
+        *(lat._fmt(bare.payload_p95_kb), str(bare.errors)),
+    )
+    lines = [header, bare_row]
+    for r in table:
+        s = r.summary
+        lines.append(
+            (
+                r.control.name + (" *" if r.over else ""),
+                r.control.kind,
+                r.control.watch or "",
+                str(s.n),
+                lat._fmt(s.p50_ms),
+                lat._fmt(s.p95_ms),
+                lat._fmt(r.ratio, 2),
+                f"{lat._fmt(r.lo, 2)}–{lat._fmt(r.hi, 2)}",
+                lat._fmt(s.payload_p95_kb),
+                str(s.errors),
+            )
+        )
+    widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
+    text = [
+        " | ".join(
+            c.ljust(w) if i < 3 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        )
+        for row in lines
+    ]
+    text.insert(1, "-+-".join("-" * w for w in widths))
+    return "\n".join(text)
+
+
+def format_worst(table: Sequence[Row]) -> str:
+    """One line per page: its worst control (``*`` = over budget)."""
+    lines = ["worst control per page (p95 ratio, 90% interval):"]
+    for page, r in worst_per_page(table).items():
+        flag = " OVER BUDGET" if r.over else ""
+        lines.append(
+            f"  {page}: {r.control.key} [{r.control.view}] {r.ratio:.2f} "
+            f"({r.lo:.2f}–{r.hi:.2f}){flag}"
+        )
+    return "\n".join(lines)
+
+
+def _write_json(
+    args: argparse.Namespace, controls: Sequence[Control], bare_steps: Sequence[lat.Step]
+) -> None:
+    table = rows(controls, bare_steps)
+    doc = {
+        "meta": {
+            "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "host": platform.node(),
+            "python": platform.python_version(),
+            "steps": args.steps,
+            "warmup": args.warmup,
+            "block": args.block,
+            "kb": lat.KB,
+        },
+        "budget": {
+            "ratio_p95": lat.BUDGET_RATIO,
+            "interval_upper": BUDGET_UPPER,
+            "payload_p95_kb": lat.BUDGET_PAYLOAD_KB,
+        },
+        "bare": {
+            "summary": asdict(lat.summarize(bare_steps)),
+            "steps": [asdict(s) for s in bare_steps],
+        },
+        "controls": [
+            {
+                "page": c.page,
+                "view": c.view,
+                "key": c.key,
+                "kind": c.kind,
+                "watch": c.watch,
+                "steps": [asdict(s) for s in c.steps],
+            }
+            for c in controls
+        ],
+        "rows": [
+            {
+                "name": r.control.name,
+                "summary": asdict(r.summary),
+                "ratio": r.ratio,
+                "interval": [r.lo, r.hi],
+                "over_budget": r.over,
+            }
+            for r in table
+        ],
+        "worst": {p: r.control.name for p, r in worst_per_page(table).items()},
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(lat._without_nan(doc), indent=2, allow_nan=False) + "\n")
+
+
+def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench.controls", description=__doc__.split("\n")[0])
+    p.add_argument("--steps", type=int, default=DEFAULT_STEPS, help="recorded steps per control")
+    p.add_argument("--warmup", type=int, default=DEFAULT_WARMUP, help="unrecorded steps first")
+    p.add_argument("--block", type=int, default=DEFAULT_BLOCK, help="control steps per bare step")
+    p.add_argument("--pages", help="comma-separated slugs (default: every ready page)")
+    p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "controls.json")
+    p.add_argument(
+        "--no-fail-budget", action="store_true", help="exit 0 when only budgets are missed"
+    )
+    args = p.parse_args(argv)
+    if args.steps < 1 or args.block < 1 or args.warmup < 0:
+        p.error("--steps and --block must be ≥ 1, --warmup ≥ 0")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark; see the module docstring for options and exit codes."""
+    args = _parse_args(argv)
+    slugs = [s.strip() for s in args.pages.split(",") if s.strip()] if args.pages else None
+    concepts = lat.probed_concepts(slugs)
+    controls: list[Control] = []
+    bare_steps: list[lat.Step] = []
+    with lat._servers(True, False, args.out.parent) as (bare_url, app_url, _):
+        assert app_url is not None
+        try:
+            with lat._browser() as browser:
+                bare_target = lat.Target(lat.BARE_NAME, bare_url, *lat.BARE_PROBE)
+                bare = lat._open_probe(browser, bare_target)
+                for _ in range(args.warmup):
+                    bare.step()
+                for concept in concepts:
+                    print(f"{concept.slug}", file=sys.stderr)
+                    controls += measure_page(browser, app_url, concept, bare, bare_steps, args)
+                    _write_json(args, controls, bare_steps)
+        except (RuntimeError, PlaywrightError) as exc:
+            print(f"ERROR {exc} (server logs: {args.out.parent}/latency-*.log)", file=sys.stderr)
+            _write_json(args, controls, bare_steps)
+            return 1
+    table = rows(controls, bare_steps)
+    print(format_rows(table, lat.summarize(bare_steps)))
+    print(format_worst(table))
+    skipped = [c.name for c in controls if c.watch is None]
+    if skipped:
+        print(f"changed nothing on screen (not measured): {', '.join(skipped)}")
+    errors = 0
+    for c in controls:
+        for i, s in enumerate(c.steps):
+            if s.error:
+                errors += 1
+                print(f"ERROR {c.name} step {i}: {s.error}")
+    print(f"wrote {args.out}", file=sys.stderr)
+    if errors:
+        return 1
+    over = [r for r in table if r.over]
+    return 0 if not over or args.no_fail_budget else 2
+
+
+if __name__ == "__main__":
+    with contextlib.suppress(KeyboardInterrupt):
+        sys.exit(main())
