@@ -171,6 +171,12 @@ def check_heads(d_model: int, n_heads: int) -> int:
     return d_model // n_heads
 
 
+def head_counts(d_model: int, candidates: Sequence[int]) -> list[int]:
+    """The head counts among ``candidates`` that divide ``d_model`` (in their order): the
+    choices a heads control offers for model width ``d_model``."""
+    return [h for h in candidates if h >= 1 and d_model % h == 0]
+
+
 def multi_head_attention(
     x: ArrayLike,
     w_q: ArrayLike,

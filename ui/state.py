@@ -78,6 +78,9 @@ def select_slider(
         return match[0]
 
     _seed(key, default, decode)
+    current = st.session_state[key]
+    if current not in options:  # the options moved (e.g. the heads that divide a new D)
+        st.session_state[key] = min(options, key=lambda o: (abs(o - current), o))
     value = st.select_slider(label, options=list(options), key=key, **kwargs)
     _publish(key, _fmt_float)
     return value
