@@ -2,7 +2,8 @@
 
 Run from the project root::
 
-    python -m bench.controls [--steps N] [--pages softmax,...] [--out bench/results/controls.json]
+    python -m bench.controls [--steps N] [--pages softmax,...] [--controls softmax_seed,...]
+                             [--out bench/results/controls.json]
 
 ``bench.latency`` presses one probe slider per page; students move every control. This run
 opens each page (``app.py``) and each of its views in headless Chromium, finds the page's
@@ -206,6 +207,8 @@ def measure_page(
             key, kind = c["key"], c["kind"]
             if key.startswith(f"{slug}_ex") or (key == f"{slug}_view" and view):
                 continue  # the exercise; the view picker once
+            if args.controls and key not in args.controls:
+                continue
             control = Control(slug, view, key, kind)
             controls.append(control)
             probe = _open_at(browser, url, control.name, key, kind)
@@ -396,6 +399,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--warmup", type=int, default=DEFAULT_WARMUP, help="unrecorded steps first")
     p.add_argument("--block", type=int, default=DEFAULT_BLOCK, help="control steps per bare step")
     p.add_argument("--pages", help="comma-separated slugs (default: every ready page)")
+    p.add_argument("--controls", help="comma-separated control keys (default: all of them)")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "controls.json")
     p.add_argument(
         "--no-fail-budget", action="store_true", help="exit 0 when only budgets are missed"
@@ -403,6 +407,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.steps < 1 or args.block < 1 or args.warmup < 0:
         p.error("--steps and --block must be ≥ 1, --warmup ≥ 0")
+    args.controls = {k.strip() for k in (args.controls or "").split(",") if k.strip()}
     return args
 
 

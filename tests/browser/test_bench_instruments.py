@@ -56,10 +56,12 @@ def test_load_sessions_speak_the_protocol_without_errors(server, tmp_path):
     assert report["rss_samples"], "server memory was sampled"
 
 
-def test_controls_bench_finds_and_steps_every_control_of_a_page(server, browser):
-    """bench.controls on the Cayley–Hamilton page: a slider, number inputs and the view picker,
-    each found in the browser, calibrated to what it redraws and stepped without an error."""
-    args = SimpleNamespace(steps=2, warmup=0, block=2)
+def test_controls_bench_finds_and_steps_every_kind_of_control(server, browser):
+    """bench.controls on the softmax page: a slider, a number input (the seed, shown in the
+    second view) and the view picker (a radio), each found in the browser, calibrated to
+    what it redraws and stepped without an error; the exercise is never a control."""
+    wanted = {"softmax_T", "softmax_seed", "softmax_view", "softmax_ex_guess"}
+    args = SimpleNamespace(steps=2, warmup=0, block=2, controls=wanted)
     bare_target = latency.Target(
         latency.BARE_NAME, f"{server.url}/softmax", "softmax_T", "softmax_probs_chart"
     )
@@ -67,15 +69,18 @@ def test_controls_bench_finds_and_steps_every_control_of_a_page(server, browser)
     bare_steps: list[latency.Step] = []
     try:
         found = controls.measure_page(
-            browser, server.url, concept("cayley_hamilton"), bare, bare_steps, args
+            browser, server.url, concept("softmax"), bare, bare_steps, args
         )
     finally:
         bare.page.context.close()
-    by_key = {(c.view, c.key): c for c in found}
-    kinds = {c.kind for c in found}
-    assert {"slider", "number", "radio"} <= kinds, found
-    assert (0, "cayley_hamilton_view") in by_key
-    assert not any(c.key.startswith("cayley_hamilton_ex") for c in found)  # not the exercise
+    kinds = {c.key: c.kind for c in found}
+    assert kinds["softmax_T"] == "slider" and kinds["softmax_view"] == "radio"
+    assert kinds["softmax_seed"] == "number"
+    assert not any(c.key.startswith("softmax_ex") for c in found)
+    assert [c.view for c in found if c.key == "softmax_view"] == [0]  # the picker once
+    by_name = {c.name: c for c in found}
+    assert by_name["softmax[0] softmax_T"].watch == "softmax_probs_chart"
+    assert by_name["softmax[1] softmax_seed"].watch == "softmax_hist_chart"
     for c in found:
         assert c.watch is not None, f"{c.name}: a press changed nothing"
         assert len(c.steps) == 2
