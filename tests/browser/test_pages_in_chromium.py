@@ -97,3 +97,34 @@ def test_a_deep_link_on_a_fresh_server_still_goes_through_app_py(browser):
         expect(nav).to_contain_text("Home")
         expect(page.locator("h1").first).to_have_text("Softmax & temperature")
         ctx.close()
+
+
+def _step_and_wait(page: Page, control: str, key: str, chart_key: str) -> None:
+    """Press ``key`` on the control's input and wait for the chart to change."""
+    before = chart_html(page, chart_key)
+    page.locator(f".st-key-{control} input").first.focus()
+    page.keyboard.press(key)
+    page.wait_for_function(CHART_REDRAWN_JS, arg=[chart_key, before])
+    wait_for_app(page)
+
+
+def test_the_view_picker_and_a_part_control_rerun_the_part_and_live_sliders_still_work(
+    page, server
+):
+    """The view picker and the part are one fragment (kit.Page.run) with the live part's own
+    fragment nested in it: after the outer one reruns (a view, the seed), the inner slider
+    must still redraw its chart, and every value must reach the address bar."""
+    page.goto(f"{server.url}/softmax")
+    wait_for_app(page)
+    page.locator(".st-key-softmax_view label:has(input[type='radio'])").nth(1).click()
+    page.wait_for_selector(".st-key-softmax_hist_chart .js-plotly-plot .main-svg")
+    wait_for_app(page)
+    _step_and_wait(page, "softmax_seed", "ArrowUp", "softmax_hist_chart")  # the outer fragment
+    _step_and_wait(page, "softmax_d", "ArrowRight", "softmax_hist_chart")  # the inner one
+    _step_and_wait(page, "softmax_seed", "ArrowUp", "softmax_hist_chart")
+    _step_and_wait(page, "softmax_d", "ArrowRight", "softmax_hist_chart")
+    expect(page.locator(ERRORS)).to_have_count(0)
+    query = parse_qs(urlparse(page.url).query)
+    assert query["softmax_view"] == ["sqrt_d"] and query["softmax_seed"] == ["2"]
+    assert query["softmax_d"] == ["256"]  # 64 → 128 → 256
+    expect(page.locator('[data-testid="stMain"] h1')).to_have_count(1)  # nothing drawn twice

@@ -283,3 +283,33 @@ def test_the_variance_of_q_dot_k_is_d_only_with_zero_mean_entries():
     scores = (q * k).sum(1)
     assert abs(np.var(scores) / d - (1 + 2 * mu**2)) < 0.03
     assert abs(scores.mean() - d * mu**2) < 0.1
+
+
+def _ks_statistic(a: np.ndarray, b: np.ndarray) -> float:
+    """Two-sample Kolmogorov–Smirnov statistic: the largest gap between the empirical CDFs."""
+    grid = np.concatenate([a, b])
+    cdf_a = np.searchsorted(np.sort(a), grid, side="right") / a.size
+    cdf_b = np.searchsorted(np.sort(b), grid, side="right") / b.size
+    return float(np.abs(cdf_a - cdf_b).max())
+
+
+@pytest.mark.parametrize("d", [1, 3, 64, 1024])
+def test_sampled_dot_products_have_the_law_of_torch_dot_products(d):
+    """Oracle: q·k of vectors drawn by torch, against our chi-square sampling of q·k.
+
+    At α = 0.001 the two-sample KS test rejects equal laws when D > 1.95·√((n+m)/(nm)).
+    """
+    import torch
+
+    n = 4000
+    gen = torch.Generator().manual_seed(d)
+    q, k = (
+        torch.randn(n, d, generator=gen, dtype=torch.float64),
+        torch.randn(n, d, generator=gen, dtype=torch.float64),
+    )
+    theirs = (q * k).sum(-1).numpy()
+    ours, scaled = sm.sample_dot_products(d, n, np.random.default_rng(d))
+    assert _ks_statistic(ours, theirs) < 1.95 * np.sqrt(2 / n)
+    np.testing.assert_allclose(scaled, ours / np.sqrt(d))
+    # the test would see a law that is off by the √d scaling or by a factor of two
+    assert _ks_statistic(2 * ours, theirs) > 1.95 * np.sqrt(2 / n)
