@@ -660,18 +660,18 @@ class Page:
         part = self._parts.get(self.current_view) or self._parts.get("")
         if part is None:
             raise KeyError(f"{self.concept}: no part registered for view '{self.current_view}'")
-        part()
+        fragment(part)()  # a control of the part reruns the part, not the explanation above
         state.show_notices()
 
     def run(self) -> None:
         """Draw the page: intro, view picker, the view's explanation and part, try this,
         exercise, show the code. A ``ValueError`` from ``core`` becomes ``st.error``.
 
-        The view picker, the explanation and the part are one fragment (:func:`fragment`):
-        a control of the part outside its live fragments (a seed, a sentence, a size that
-        every view shares), or the view picker itself, reruns that fragment only, never the
-        intro, "try this", the exercise and the code below (bench/controls: the seed of the
-        softmax page 264 → 81 ms p50).
+        The view picker with the view's explanation is a fragment (:func:`fragment`), and
+        the part a fragment inside it: the view picker reruns the view, a control of the part
+        outside its live fragments (a seed, a sentence, a size every view shares) reruns the
+        part, and neither reruns the intro, "try this", the exercise and the code below
+        (bench/controls, see README).
         """
         require_entrypoint()
         intro(self.concept)
