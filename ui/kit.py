@@ -646,7 +646,19 @@ class Page:
 
     # -- the skeleton ----------------------------------------------------------------------
 
-    def _view_and_part(self) -> None:
+    def run(self) -> None:
+        """Draw the page: intro, view picker, the view's explanation and part, try this,
+        exercise, show the code. A ``ValueError`` from ``core`` becomes ``st.error``.
+
+        The part is a fragment (:func:`fragment`): a control of the part outside its live
+        fragments (a seed, a sentence, a size every view shares) reruns the part only, not
+        the intro, the explanation, "try this", the exercise and the code (bench/controls,
+        see README). The view picker reruns the page: a view brings widgets back that the
+        last view did not draw, and Streamlit 1.67 shows such a widget empty when a fragment
+        rerun re-creates it (tests/browser: the sentence on the attention-maps page).
+        """
+        require_entrypoint()
+        intro(self.concept)
         if self.views:
             self.current_view = state.choice(
                 self.tr("view"),
@@ -660,22 +672,8 @@ class Page:
         part = self._parts.get(self.current_view) or self._parts.get("")
         if part is None:
             raise KeyError(f"{self.concept}: no part registered for view '{self.current_view}'")
-        fragment(part)()  # a control of the part reruns the part, not the explanation above
+        fragment(part)()
         state.show_notices()
-
-    def run(self) -> None:
-        """Draw the page: intro, view picker, the view's explanation and part, try this,
-        exercise, show the code. A ``ValueError`` from ``core`` becomes ``st.error``.
-
-        The view picker with the view's explanation is a fragment (:func:`fragment`), and
-        the part a fragment inside it: the view picker reruns the view, a control of the part
-        outside its live fragments (a seed, a sentence, a size every view shares) reruns the
-        part, and neither reruns the intro, "try this", the exercise and the code below
-        (bench/controls, see README).
-        """
-        require_entrypoint()
-        intro(self.concept)
-        fragment(self._view_and_part)()
         try_this(self.concept)
         if self.exercise is not None:
             exercise(self.concept, self.exercise)

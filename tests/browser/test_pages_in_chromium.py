@@ -111,9 +111,9 @@ def _step_and_wait(page: Page, control: str, key: str, chart_key: str) -> None:
 def test_the_view_picker_and_a_part_control_rerun_the_part_and_live_sliders_still_work(
     page, server
 ):
-    """The view picker and the part are one fragment (kit.Page.run) with the live part's own
-    fragment nested in it: after the outer one reruns (a view, the seed), the inner slider
-    must still redraw its chart, and every value must reach the address bar."""
+    """The part is a fragment (kit.Page.run) with the live part's own fragment nested in it:
+    after the outer one reruns (the seed), the inner slider must still redraw its chart, and
+    every value must reach the address bar."""
     page.goto(f"{server.url}/softmax")
     wait_for_app(page)
     page.locator(".st-key-softmax_view label:has(input[type='radio'])").nth(1).click()
@@ -128,3 +128,28 @@ def test_the_view_picker_and_a_part_control_rerun_the_part_and_live_sliders_stil
     assert query["softmax_view"] == ["sqrt_d"] and query["softmax_seed"] == ["2"]
     assert query["softmax_d"] == ["256"]  # 64 → 128 → 256
     expect(page.locator('[data-testid="stMain"] h1')).to_have_count(1)  # nothing drawn twice
+
+
+def _sentence_after(page: Page) -> str:
+    wait_for_app(page)
+    expect(page.locator(ERRORS)).to_have_count(0)
+    return page.locator(".st-key-attention_maps_sentence input").input_value()
+
+
+def test_a_widget_a_view_brings_back_keeps_its_value(page, server):
+    """The sentence is not drawn by the scaling view; back on a sentence view it must show
+    the sentence again, and keep it when a control of the part reruns the part (a fragment
+    rerun that re-created it showed it empty under Streamlit 1.67: "type a sentence")."""
+    page.goto(f"{server.url}/attention_maps?attention_maps_sentence=the+cat+sat+down")
+    wait_for_app(page)
+    views = page.locator(".st-key-attention_maps_view label:has(input[type='radio'])")
+    views.nth(2).click()  # scaling: no sentence
+    page.wait_for_selector(".st-key-attention_maps_scaling_chart .main-svg")
+    views.nth(3).click()  # masks: the sentence again
+    page.wait_for_selector(".st-key-attention_maps_mask_chart .main-svg")
+    assert _sentence_after(page) == "the cat sat down"
+    _step_and_wait(page, "attention_maps_d", "ArrowRight", "attention_maps_mask_chart")
+    assert _sentence_after(page) == "the cat sat down"
+    views.nth(4).click()
+    page.wait_for_selector(".st-key-attention_maps_torch_chart .main-svg")
+    assert _sentence_after(page) == "the cat sat down"
