@@ -54,6 +54,7 @@ DEFAULT_WARMUP = 2
 DEFAULT_BLOCK = 5
 CALIBRATE_QUIET_MS = 600
 CALIBRATE_TIMEOUT_MS = 30_000
+DISCOVER_QUIET_MS = 1500
 BUDGET_UPPER = 1.2
 RADIO = "label:has(input[type='radio'])"
 
@@ -175,19 +176,40 @@ def _open_at(browser: Browser, url: str, name: str, key: str, kind: str) -> lat.
     return probe
 
 
+def _discover(browser: Browser, url: str, slug: str) -> list[dict]:
+    """The controls a fresh session sees at ``url`` once the page has settled: the run over,
+    no lazily loaded element waiting, nothing moving for ``DISCOVER_QUIET_MS`` (a view that
+    loads torch first draws its live part seconds later)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(url, wait_until="domcontentloaded", timeout=lat.LOAD_TIMEOUT_MS)
+        page.evaluate(INSTALL_JS)
+        page.wait_for_selector('[data-testid="stMain"] h1', timeout=lat.LOAD_TIMEOUT_MS)
+        page.wait_for_function(
+            "q => window.__latency.quiet(q) && !document.querySelector("
+            "'.stSkeleton, [data-testid=\"stSkeleton\"]')",
+            arg=DISCOVER_QUIET_MS,
+            timeout=lat.LOAD_TIMEOUT_MS,
+            polling=100,
+        )
+        return page.evaluate("p => window.__latency.controls(p)", f"{slug}_")
+    finally:
+        context.close()
+
+
 def view_links(browser: Browser, app_url: str, concept: Concept) -> list[tuple[str, list[dict]]]:
     """Each view's link (the URL after picking it) and the controls it shows, in page order."""
     slug = concept.slug
     probe = _open(browser, f"{app_url}/{slug}", concept)
-    views = []
+    urls = []
     try:
         for view in range(_views(probe.page, slug)):
             _show_view(probe, slug, view)
-            found = probe.page.evaluate("p => window.__latency.controls(p)", f"{slug}_")
-            views.append((probe.page.url, found))
+            urls.append(probe.page.url)
     finally:
         probe.page.context.close()
-    return views
+    return [(url, _discover(browser, url, slug)) for url in urls]
 
 
 def measure_page(
