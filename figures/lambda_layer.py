@@ -195,110 +195,103 @@ def content_figure(
 
 def position_figure(
     rgb: Array,
-    embeddings: tuple[Array, Array],
-    lambdas: tuple[Array, Array],
+    embedding: Array,
+    lam: Array,
     position: int,
-    r: int,
+    r: int | None,
     *,
-    row_titles: tuple[str, str],
+    row_title: str,
     channel_title: str,
     lambda_title: str,
-    image_titles: tuple[str, str],
-    height: int = 450,
+    image_title: str,
+    height: int = 250,
 ) -> go.Figure:
-    """Position embeddings E_n and position lambdas λᵖ_n = E_nᵀV, global and local.
+    """One context's position embeddings E_n and position lambda λᵖ_n = E_nᵀV.
+
+    The page draws the local context (``r``) and the global one (``r=None``) as two charts:
+    the radius slider redraws the local one only.
 
     Args:
         rgb: (H, W, 3) the input image in [0, 1].
-        embeddings: (E_n global, E_n local), each (m, k) with m = H·W.
-        lambdas: (λᵖ_n global, λᵖ_n local), each (k, v).
-        position: n (row-major). r: the local context size.
+        embedding: E_n, (m, k) with m = H·W. lam: λᵖ_n, (k, v).
+        position: n (row-major). r: the local context size, ``None`` for the global context
+            (no window drawn on the image).
         channel_title: title of key channel j's map, with a ``{j}`` placeholder.
 
-    One row per context: the image, E_n[:, j] as an H×W map for every key channel j, and
-    λᵖ_n. Traces: per row, [image, k maps, λᵖ_n] (global row first); then the query marker
-    on both images and on every map; then the r×r window on the local row's image.
+    Panels: the image, E_n[:, j] as an H×W map for every key channel j, and λᵖ_n. Traces:
+    [image, k maps, λᵖ_n], then the query marker on the image and on every map, then (local
+    only) the r×r window on the image.
     """
     H, W = rgb.shape[:2]
-    k, v = lambdas[0].shape
+    k, v = lam.shape
     y, x = divmod(position, W)
     cols = k + 2  # image, k maps, λᵖ
     gap = 0.025
     width = (1.0 - gap * (cols - 1)) / cols
     lefts = [c * (width + gap) for c in range(cols)]
-    rows = ((0.54, 0.87), (0.0, 0.33))
+    y_dom = (0.0, 0.78)
     lay = layout(title="", x="", y="", height=height)
-    axes: list[list[str]] = [[], []]
-    for row, y_dom in enumerate(rows):
-        for c in range(cols):
-            i = row * cols + c + 1
-            cells = (v, k) if c == cols - 1 else (W, H)  # λᵖ, or an image-sized map
-            _axes(
-                lay,
-                i,
-                (lefts[c], lefts[c] + width),
-                y_dom,
-                (-0.5, cells[0] - 0.5),
-                (-0.5, cells[1] - 0.5),
-                True,
-            )
-            axes[row].append("" if i == 1 else str(i))
-    titles = [
-        [image_titles[row], *(channel_title.format(j=j + 1) for j in range(k)), lambda_title]
-        for row in range(2)
-    ]
-    notes = []
-    for row, (y_dom, name) in enumerate(zip(rows, row_titles, strict=True)):
-        notes += [{**a, "y": y_dom[1] + 0.012} for a in panel_titles(titles[row], lefts, 12)]
-        notes.append(
-            {
-                "text": f"<b>{name}</b>",
-                "x": 0.0,
-                "y": y_dom[1] + 0.075,
-                "xref": "paper",
-                "yref": "paper",
-                "xanchor": "left",
-                "yanchor": "bottom",
-                "showarrow": False,
-                "font": {"size": 14},
-            }
+    ids = []
+    for c in range(cols):
+        cells = (v, k) if c == cols - 1 else (W, H)  # λᵖ, or an image-sized map
+        _axes(
+            lay,
+            c + 1,
+            (lefts[c], lefts[c] + width),
+            y_dom,
+            (-0.5, cells[0] - 0.5),
+            (-0.5, cells[1] - 0.5),
+            True,
         )
+        ids.append("" if c == 0 else str(c + 1))
+    titles = [image_title, *(channel_title.format(j=j + 1) for j in range(k)), lambda_title]
+    notes = [{**a, "y": y_dom[1] + 0.03} for a in panel_titles(titles, lefts, 12)]
+    notes.append(
+        {
+            "text": f"<b>{row_title}</b>",
+            "x": 0.0,
+            "y": 1.0,
+            "xref": "paper",
+            "yref": "paper",
+            "xanchor": "left",
+            "yanchor": "top",
+            "showarrow": False,
+            "font": {"size": 14},
+        }
+    )
     lay["annotations"] = notes
     lay["margin"] = {"l": 10, "r": 10, "t": 10, "b": 10}
     lay["showlegend"] = False
-    picture = {
-        "type": "image",
-        "z": np.round(np.asarray(rgb) * 255).astype(int).tolist(),
-        "hovertemplate": "row %{y}, col %{x}<extra></extra>",
-    }
-    data: list[dict[str, Any]] = []
-    for row in range(2):
-        ids = axes[row]
-        E, lam = embeddings[row], lambdas[row]
-        data.append({**picture, "xaxis": f"x{ids[0]}", "yaxis": f"y{ids[0]}"})
-        bound = float(np.abs(E).max()) or 1.0  # one colour range for the k maps of a row
-        for j in range(k):
-            data.append(
-                {
-                    **_signed(E[:, j].reshape(H, W)),
-                    "zmin": -bound,
-                    "zmax": bound,
-                    "xgap": 0,
-                    "ygap": 0,
-                    "xaxis": f"x{ids[j + 1]}",
-                    "yaxis": f"y{ids[j + 1]}",
-                    "hovertemplate": f"context (%{{y}}, %{{x}}): %{{z:.4f}}"
-                    f"<extra>E_n[:, {j + 1}]</extra>",
-                }
-            )
+    data: list[dict[str, Any]] = [
+        {
+            "type": "image",
+            "z": np.round(np.asarray(rgb) * 255).astype(int).tolist(),
+            "hovertemplate": "row %{y}, col %{x}<extra></extra>",
+        }
+    ]
+    bound = float(np.abs(embedding).max()) or 1.0  # one colour range for the k maps
+    for j in range(k):
         data.append(
             {
-                **_signed(lam),
-                "xaxis": f"x{ids[-1]}",
-                "yaxis": f"y{ids[-1]}",
-                "hovertemplate": "λᵖ_n[%{y}, %{x}] = %{z:.4f}<extra></extra>",
+                **_signed(embedding[:, j].reshape(H, W)),
+                "zmin": -bound,
+                "zmax": bound,
+                "xgap": 0,
+                "ygap": 0,
+                "xaxis": f"x{ids[j + 1]}",
+                "yaxis": f"y{ids[j + 1]}",
+                "hovertemplate": f"context (%{{y}}, %{{x}}): %{{z:.4f}}"
+                f"<extra>E_n[:, {j + 1}]</extra>",
             }
         )
+    data.append(
+        {
+            **_signed(lam),
+            "xaxis": f"x{ids[-1]}",
+            "yaxis": f"y{ids[-1]}",
+            "hovertemplate": "λᵖ_n[%{y}, %{x}] = %{z:.4f}<extra></extra>",
+        }
+    )
     marker = {
         "type": "scatter",
         "x": [x],
@@ -308,9 +301,10 @@ def position_figure(
         "hoverinfo": "skip",
         "showlegend": False,
     }
-    data += [{**marker, "xaxis": f"x{i}", "yaxis": f"y{i}"} for ids in axes for i in ids[:-1]]
-    p = r // 2
-    data.append(_box(x - p - 0.5, x + p + 0.5, y - p - 0.5, y + p + 0.5, axes[1][0]))
+    data += [{**marker, "xaxis": f"x{i}", "yaxis": f"y{i}"} for i in ids[:-1]]
+    if r is not None:
+        p = r // 2
+        data.append(_box(x - p - 0.5, x + p + 0.5, y - p - 0.5, y + p + 0.5, ids[0]))
     return figure(data, lay)
 
 

@@ -227,20 +227,26 @@ def position_view(side: int, r: int) -> None:
     shift_global, shift_local = (ll.translation_gap(net, x) for net in nets)
     E = [p.position_embedding.numpy() for p in parts]
     lam = [p.position_lambda[0].numpy() for p in parts]
-    page.chart(
-        figs.position_figure(
-            rgb,
-            (E[0], E[1]),
-            (lam[0], lam[1]),
-            n,
-            r,
-            row_titles=(page.tr("global_row"), page.tr("local_row", r=r)),
-            channel_title=page.tr("channel_title"),
-            lambda_title=page.tr("position_title"),
-            image_titles=(page.tr("image_title"), page.tr("image_window_title", r=r)),
-        ),
-        "position_chart",
-    )
+    # the local context first: the radius slider changes it alone, and the chart a control
+    # is about goes first (kit.chart); the global context does not depend on r
+    for name, i, radius, title, image_title in (
+        ("position_chart", 1, r, page.tr("local_row", r=r), page.tr("image_window_title", r=r)),
+        ("position_global_chart", 0, None, page.tr("global_row"), page.tr("image_title")),
+    ):
+        page.chart(
+            figs.position_figure(
+                rgb,
+                E[i],
+                lam[i],
+                n,
+                radius,
+                row_title=title,
+                channel_title=page.tr("channel_title"),
+                lambda_title=page.tr("position_title"),
+                image_title=image_title,
+            ),
+            name,
+        )
     m = side * side
     values = parts[0].values[0].numpy()
     gap_p = max(float(np.abs(e.T @ values - a).max()) for e, a in zip(E, lam, strict=True))

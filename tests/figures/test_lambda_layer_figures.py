@@ -29,19 +29,18 @@ def content(n: int = 10):
     return figs.content_figure(KEYS, VALUES, CONTENT, n, SIDE, titles=("a", "b", "c"), x_title="x")
 
 
-def position(n: int = 27):
-    E = (E_GLOBAL, e_local(n))
-    lam = (E[0].T @ VALUES, E[1].T @ VALUES)
+def position(n: int = 27, local: bool = True):
+    E = e_local(n) if local else E_GLOBAL
     return figs.position_figure(
         RGB,
         E,
-        lam,
+        E.T @ VALUES,
         n,
-        R,
-        row_titles=("g", "l"),
+        R if local else None,
+        row_title="l" if local else "g",
         channel_title="E[:, {j}]",
         lambda_title="λ",
-        image_titles=("i", "w"),
+        image_title="w" if local else "i",
     )
 
 
@@ -97,31 +96,33 @@ def test_content_figure_layout_and_lambda_do_not_depend_on_the_query():
 
 def test_position_figure_maps_are_the_embedding_columns():
     n = 27
-    fig = position(n)
     k = K
-    per_row = k + 2
-    assert len(fig.data) == 2 * per_row + 2 * (k + 1) + 1
-    assert fig.data[0].type == "image" and fig.data[per_row].type == "image"
+    glob, loc = position(n, local=False), position(n)
+    assert len(glob.data) == (k + 2) + (k + 1)  # image, k maps, λᵖ; k + 1 query markers
+    assert len(loc.data) == len(glob.data) + 1  # and the r × r window on the image
+    assert glob.data[0].type == "image" == loc.data[0].type
+    y, x = divmod(n, SIDE)
     for j in range(k):
         assert np.allclose(
-            np.asarray(fig.data[1 + j].z), E_GLOBAL[:, j].reshape(SIDE, SIDE), atol=1e-4
+            np.asarray(glob.data[1 + j].z), E_GLOBAL[:, j].reshape(SIDE, SIDE), atol=1e-4
         )
-        local = np.asarray(fig.data[per_row + 1 + j].z)
+        local = np.asarray(loc.data[1 + j].z)
         assert np.allclose(local, e_local(n)[:, j].reshape(SIDE, SIDE), atol=1e-4)
-        y, x = divmod(n, SIDE)
         outside = np.ones((SIDE, SIDE), bool)
         outside[y - 1 : y + 2, x - 1 : x + 2] = False  # r = 3 window around the query
         assert (local[outside] == 0).all()
-    lam = np.asarray(fig.data[2 * per_row - 1].z)
-    assert np.allclose(lam, e_local(n).T @ VALUES, atol=1e-4)
-    markers = fig.data[2 * per_row : -1]
+    assert np.allclose(np.asarray(loc.data[k + 1].z), e_local(n).T @ VALUES, atol=1e-4)
+    assert np.allclose(np.asarray(glob.data[k + 1].z), E_GLOBAL.T @ VALUES, atol=1e-4)
+    markers = loc.data[k + 2 : -1]
+    assert len(markers) == k + 1
     assert all(tr.x == (3,) and tr.y == (3,) for tr in markers)  # n = 27 = (3, 3)
-    box = fig.data[-1]
-    assert (min(box.x), max(box.x), box.xaxis) == (1.5, 4.5, f"x{per_row + 1}")
+    box = loc.data[-1]
+    assert (min(box.x), max(box.x), box.xaxis) == (1.5, 4.5, "x")
 
 
 def test_position_figure_layout_does_not_depend_on_the_query():
     assert position(0).layout == position(50).layout
+    assert position(0, local=False).layout == position(50, local=False).layout
 
 
 def test_cost_figure_data_and_current_side():
