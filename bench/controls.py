@@ -284,7 +284,7 @@ class Row:
 
     @property
     def over(self) -> bool:
-        return (
+        return bool(
             self.ratio > lat.BUDGET_RATIO
             or self.hi > BUDGET_UPPER
             or self.summary.payload_p95_kb > lat.BUDGET_PAYLOAD_KB
@@ -365,6 +365,54 @@ def format_worst(table: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
+def format_markdown(table: Sequence[Row], bare: lat.Summary, meta: str) -> str:
+    """The results as Markdown: the worst control of each page, then every control."""
+    b = f"bare app: p50 {bare.p50_ms:.0f} ms, p95 {bare.p95_ms:.0f} ms ({bare.n} steps)"
+    head = "| {} |\n|{}|".format
+    out = [f"# bench.controls: every control of every page\n\n{meta}\n\n{b}\n"]
+    out.append("## Worst control per page\n")
+    cols = ("page", "control [view]", "p50 ms", "p95 ms", "p95 ratio", "90% interval", "KB")
+    out.append(head(" | ".join(cols), "|".join("---" for _ in cols)))
+    for page, r in worst_per_page(table).items():
+        out.append(_md_row(page, f"{r.control.key} [{r.control.view}]", r))
+    out.append("\n## Every control\n")
+    cols = ("page", "control [view]", "kind", "redraws", "p50 ms", "p95 ms", "p95 ratio")
+    out.append(head(" | ".join((*cols, "90% interval", "KB")), "|".join("---" for _ in range(9))))
+    for r in table:
+        c = r.control
+        out.append(_md_row(c.page, f"{c.key} [{c.view}]", r, c.kind, f"`{c.watch}`"))
+    return "\n".join(out) + "\n"
+
+
+def _md_row(page: str, control: str, r: Row, *extra: str) -> str:
+    s = r.summary
+    flag = " ✗" if r.over else ""
+    cells = (
+        page,
+        control,
+        *extra,
+        lat._fmt(s.p50_ms, 0),
+        lat._fmt(s.p95_ms, 0),
+        f"{lat._fmt(r.ratio, 2)}{flag}",
+        f"{lat._fmt(r.lo, 2)}–{lat._fmt(r.hi, 2)}",
+        lat._fmt(s.payload_p95_kb),
+    )
+    return "| " + " | ".join(cells) + " |"
+
+
+def report_from_json(path: Path) -> str:
+    """Markdown (:func:`format_markdown`) from a results JSON written by this module."""
+    doc = json.loads(path.read_text())
+    bare_steps = [lat.Step(**s) for s in doc["bare"]["steps"]]
+    controls = []
+    for c in doc["controls"]:
+        steps = [lat.Step(**s) for s in c["steps"]]
+        controls.append(Control(c["page"], c["view"], c["key"], c["kind"], c["watch"], steps))
+    m = doc["meta"]
+    meta = f"{m['when']}: {m['steps']} steps per control after {m['warmup']} warm-up"
+    return format_markdown(rows(controls, bare_steps), lat.summarize(bare_steps), meta)
+
+
 def _write_json(
     args: argparse.Namespace, controls: Sequence[Control], bare_steps: Sequence[lat.Step]
 ) -> None:
@@ -426,6 +474,9 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--no-fail-budget", action="store_true", help="exit 0 when only budgets are missed"
     )
+    p.add_argument(
+        "--markdown", type=Path, help="print the Markdown report of this results JSON and exit"
+    )
     args = p.parse_args(argv)
     if args.steps < 1 or args.block < 1 or args.warmup < 0:
         p.error("--steps and --block must be ≥ 1, --warmup ≥ 0")
@@ -436,6 +487,9 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; see the module docstring for options and exit codes."""
     args = _parse_args(argv)
+    if args.markdown:
+        print(report_from_json(args.markdown), end="")
+        return 0
     slugs = [s.strip() for s in args.pages.split(",") if s.strip()] if args.pages else None
     concepts = lat.probed_concepts(slugs)
     controls: list[Control] = []

@@ -3,9 +3,12 @@ bench.controls' choices (what a press redrew, the worst control per page)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
+from bench import controls as controls_mod
 from bench.controls import Control, format_worst, rows, watched_element, worst_per_page
 from bench.latency import Step, percentile, ratio_interval
 
@@ -88,3 +91,18 @@ def test_rows_and_worst_control_per_page():
     assert not table[0].over and table[0].hi < 1.0  # half the bare app's time
     text = format_worst(table)
     assert "p: p_b [1]" in text and "OVER BUDGET" in text
+
+
+def test_the_json_round_trips_into_the_markdown_report(tmp_path):
+    rng = np.random.default_rng(5)
+    bare = _steps(list(rng.gamma(4.0, 20.0, 60)))
+    slow = Control("p", 1, "p_b", "number", "#3", _steps(list(rng.gamma(4.0, 40.0, 30))))
+    fast = Control("p", 0, "p_a", "slider", "p_chart", _steps(list(rng.gamma(4.0, 10.0, 30))))
+    args = SimpleNamespace(out=tmp_path / "c.json", steps=30, warmup=2, block=5)
+    controls_mod._write_json(args, [fast, slow], bare)
+    text = controls_mod.report_from_json(args.out)
+    worst = text.split("## Every control")[0]
+    assert "| p | p_b [1] |" in worst and "p_a" not in worst  # the page's worst control only
+    assert text.count("| p | p_") == 3  # once in the worst table, both in the full one
+    assert "✗" in text.split("p_b [1] | number")[1].split("\n")[0]  # over budget, flagged
+    assert "✗" not in text.split("p_a [0] | slider")[1].split("\n")[0]
