@@ -201,6 +201,21 @@ INSTALL_JS = r"""
       }
       return found;
     },
+    // open the folded expanders that hold controls whose key starts with ``prefix`` (a press
+    // on a control hidden in a closed expander does nothing); returns how many it opened
+    openControls(prefix) {
+      let opened = 0;
+      for (const d of document.querySelectorAll('[data-testid="stMain"] details:not([open])')) {
+        const keyed = [...d.querySelectorAll('[class*="st-key-"]')].some(
+          (e) => (keyOf(e) ?? '').startsWith(prefix),
+        );
+        if (keyed) {
+          d.querySelector('summary').click();
+          opened += 1;
+        }
+      }
+      return opened;
+    },
     // content hashes of every chart (by key) and every main-area element (by index)
     snapshot() {
       const charts = {};

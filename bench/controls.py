@@ -167,7 +167,8 @@ def _open_at(browser: Browser, url: str, name: str, key: str, kind: str) -> lat.
     page.goto(url, wait_until="domcontentloaded", timeout=lat.LOAD_TIMEOUT_MS)
     page.evaluate(INSTALL_JS)
     page.wait_for_function(
-        "([k, q]) => window.__latency.controls(k).some((c) => c.key === k)"
+        "([k, q]) => (window.__latency.openControls(k) || true)"
+        " && window.__latency.controls(k).some((c) => c.key === k)"
         " && window.__latency.quiet(q)",
         arg=[key, CALIBRATE_QUIET_MS],
         timeout=lat.LOAD_TIMEOUT_MS,
@@ -193,6 +194,8 @@ def _discover(browser: Browser, url: str, slug: str) -> list[dict]:
             timeout=lat.LOAD_TIMEOUT_MS,
             polling=100,
         )
+        if page.evaluate("p => window.__latency.openControls(p)", f"{slug}_"):
+            page.wait_for_timeout(500)  # the expanders' content laid out
         return page.evaluate("p => window.__latency.controls(p)", f"{slug}_")
     finally:
         context.close()
