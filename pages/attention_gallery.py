@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import streamlit as st
 
@@ -32,15 +34,21 @@ page = kit.Page(
 )
 
 
-def shared_controls(with_side: bool = True) -> tuple[int, int, float, g.Settings]:
-    """The input (map side, seed, sharpness) and, folded away, every method's settings."""
-    cols = st.columns(3)
-    with cols[0]:
-        side = page.select_slider("side", SIDES, 16) if with_side else 0
-    with cols[1]:
-        sharpness = page.select_slider("sharpness", (0.0, 0.5, 1.0, 2.0, 3.0, 4.0), 2.0)
-    with cols[2]:
-        seed = page.seed()
+def shared_controls(with_input: bool = True) -> tuple[int, int, float, g.Settings]:
+    """The input (map side, seed, sharpness) and, folded away, every method's settings.
+
+    Without the input (the time view: time does not depend on the numbers): side 0, seed 0,
+    sharpness 1, and no control for them.
+    """
+    side, sharpness, seed = 0, 1.0, 0
+    if with_input:
+        cols = st.columns(3)
+        with cols[0]:
+            side = page.select_slider("side", SIDES, 16)
+        with cols[1]:
+            sharpness = page.select_slider("sharpness", (0.0, 0.5, 1.0, 2.0, 3.0, 4.0), 2.0)
+        with cols[2]:
+            seed = page.seed()
     with st.expander(page.tr("settings")):
         a, b, c = st.columns(3)
         with a:
@@ -172,14 +180,18 @@ def compare() -> None:
 @page.view("time")
 def timing() -> None:
     """The measured time of the methods that run without an N × N matrix, and of full."""
-    _, seed, sharpness, settings = shared_controls(with_side=False)
+    *_, settings = shared_controls(with_input=False)
+    # only the knobs of the timed methods (Swin's window and shift, PVT's ratio) re-time
+    timed = dataclasses.replace(
+        g.Settings(), window=settings.window, shift=settings.shift, ratio=settings.ratio
+    )
     runs = st.session_state.setdefault(page.key("runs"), 0)
     if st.button(page.tr("again"), key=page.key("again")):
         st.session_state[page.key("runs")] = runs = runs + 1
     bar = st.progress(0.0, text=page.tr("measuring"))
     columns = []
     for index, side in enumerate(TIMING_SIDES):
-        columns.append(cache.timing_at(side, TIMED, seed, sharpness, settings, runs))
+        columns.append(cache.timing_at(side, TIMED, timed, runs))
         bar.progress((index + 1) / len(TIMING_SIDES), text=page.tr("measuring"))
     bar.empty()
     seconds = np.stack(columns, axis=1)  # (methods, sides)
