@@ -33,9 +33,7 @@ import argparse
 import contextlib
 import json
 import math
-import platform
 import sys
-import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -421,15 +419,7 @@ def _write_json(
 ) -> None:
     table = rows(controls, bare_steps)
     doc = {
-        "meta": {
-            "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "host": platform.node(),
-            "python": platform.python_version(),
-            "steps": args.steps,
-            "warmup": args.warmup,
-            "block": args.block,
-            "kb": lat.KB,
-        },
+        "meta": lat.run_meta(args),
         "budget": {
             "ratio_p95": lat.BUDGET_RATIO,
             "interval_upper": BUDGET_UPPER,

@@ -627,6 +627,21 @@ def _report(args: argparse.Namespace, targets: list[Target], results: dict[str, 
     return 0 if not misses or args.no_fail_budget else 2
 
 
+def run_meta(args: argparse.Namespace) -> dict[str, object]:
+    """When, where and how a run measured (the ``meta`` of every results JSON)."""
+    return {
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "host": platform.node(),
+        "python": platform.python_version(),
+        "steps": args.steps,
+        "warmup": args.warmup,
+        "block": args.block,
+        "quiet_ms": QUIET_MS,
+        "step_timeout_ms": STEP_TIMEOUT_MS,
+        "kb": KB,
+    }
+
+
 def _write_json(
     args: argparse.Namespace,
     targets: list[Target],
@@ -636,17 +651,7 @@ def _write_json(
 ) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     doc = {
-        "meta": {
-            "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "host": platform.node(),
-            "python": platform.python_version(),
-            "steps": args.steps,
-            "warmup": args.warmup,
-            "block": args.block,
-            "quiet_ms": QUIET_MS,
-            "step_timeout_ms": STEP_TIMEOUT_MS,
-            "kb": KB,
-        },
+        "meta": run_meta(args),
         "budget": {"ratio_p95": BUDGET_RATIO, "payload_p95_kb": BUDGET_PAYLOAD_KB},
         "targets": [
             {
