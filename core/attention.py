@@ -171,10 +171,10 @@ def check_heads(d_model: int, n_heads: int) -> int:
     return d_model // n_heads
 
 
-def head_counts(d_model: int, candidates: Sequence[int]) -> list[int]:
-    """The head counts among ``candidates`` that divide ``d_model`` (in their order): the
-    choices a heads control offers for model width ``d_model``."""
-    return [h for h in candidates if h >= 1 and d_model % h == 0]
+def divisors_among(n: int, candidates: Sequence[int]) -> list[int]:
+    """The ``candidates`` that divide ``n`` (in their order): the choices a control offers
+    when only a divisor works (h heads of a width D, a Swin window M of a map side H)."""
+    return [c for c in candidates if c >= 1 and n % c == 0]
 
 
 def multi_head_attention(

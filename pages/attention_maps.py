@@ -130,7 +130,7 @@ def query_row(
 @kit.fragment
 def head_grid(tokens: list[str], x: np.ndarray, ws: list[np.ndarray]) -> None:
     N, D = x.shape
-    h = page.select_slider("heads", att.head_counts(D, HEADS), 2)  # only the h that divide D
+    h = page.select_slider("heads", att.divisors_among(D, HEADS), 2)  # only the h that divide D
     d = att.check_heads(D, h)
     out, w = att.multi_head_attention(x, *ws, h)
     _, alone = att.head_on_its_own(x, *ws[:3], h)  # the last head on its own D/h channels
@@ -247,7 +247,7 @@ def masked(tokens: list[str], x: np.ndarray, ws: list[np.ndarray], kind: str) ->
 @kit.fragment
 def against_torch(tokens: list[str], x: np.ndarray, ws: list[np.ndarray]) -> None:
     N, D = x.shape
-    h = page.select_slider("heads", att.head_counts(D, HEADS), 2, key=page.key("torch_heads"))
+    h = page.select_slider("heads", att.divisors_among(D, HEADS), 2, key=page.key("torch_heads"))
     causal = page.toggle("causal", True, key=page.key("torch_causal"))
     att.check_heads(D, h)  # a clear message before torch is even loaded
     perf.single_threaded_torch()  # only this view of this page loads torch

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from core import attention as att
 from core import windows as win
 from figures import windows as figs
 from ui import exercises, kit, tex
@@ -241,7 +242,8 @@ def shift() -> None:
     with a:
         H = page.select_slider("side", SIDES, 8, key=page.key("H"))
     with b:
-        M = page.select_slider("window", WINDOWS, 4, key=page.key("M"))
+        # only the M that divide H (the windows tile the map)
+        M = page.select_slider("window", att.divisors_among(H, WINDOWS), 4, key=page.key("M"))
     with c:
         shifted = page.toggle("shifted", True)
     if H % M:

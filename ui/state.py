@@ -101,6 +101,10 @@ def slider(
     _seed(key, default, decode)
     if not min_value <= st.session_state[key] <= max_value:  # the range moved (e.g. B shrank)
         st.session_state[key] = min(max(st.session_state[key], min_value), max_value)
+    if min_value == max_value:  # one choice left (Swin: one window when M = H): no slider
+        st.caption(f"{label}: {kind(min_value)}")  # Streamlit refuses a slider with min = max
+        _publish(key, str if kind is int else _fmt_float)
+        return kind(min_value)
     value = st.slider(label, min_value=min_value, max_value=max_value, key=key, **kwargs)
     _publish(key, str if kind is int else _fmt_float)
     return value

@@ -33,14 +33,24 @@ def test_switching_the_shift_off_gives_plain_windows():
     assert at.query_params["swin_windows_shifted"] == "0"
 
 
-def test_a_window_that_does_not_divide_the_map_shows_an_error():
-    at = open_page(PAGE)
-    at.select_slider(key="swin_windows_M").set_value(3).run()
-    assert not at.exception
-    assert at.error and "does not divide" in at.error[0].value
-    assert any("Try this" in m.value for m in at.markdown)
+def test_the_window_control_offers_only_the_windows_that_tile_the_map():
+    at = open_page(PAGE)  # H = 8
+    assert at.select_slider(key="swin_windows_M").options == ["2", "4", "8"]
     at.select_slider(key="swin_windows_H").set_value(12).run()
-    assert not at.error
+    assert at.select_slider(key="swin_windows_M").options == ["2", "3", "4"]
+    at.select_slider(key="swin_windows_M").set_value(3).run()
+    assert not at.exception and not at.error
+    at.select_slider(key="swin_windows_H").set_value(16).run()  # 3 does not divide 16
+    assert at.select_slider(key="swin_windows_M").value in (2, 4)  # the nearest that does
+    assert not at.exception and not at.error
+
+
+def test_one_window_covering_the_map_needs_no_window_slider():
+    """M = H leaves one window: Streamlit refuses a slider from 0 to 0 (it raised)."""
+    at = open_page(PAGE, {"swin_windows_H": "8", "swin_windows_M": "8"})
+    assert not at.exception and not at.error
+    assert not [s for s in at.slider if s.key == "swin_windows_window"]
+    assert any("0" in c.value for c in at.caption)  # says which window is shown
 
 
 def test_window_index_is_clamped_when_windows_get_fewer():

@@ -153,3 +153,22 @@ def test_a_widget_a_view_brings_back_keeps_its_value(page, server):
     views.nth(4).click()
     page.wait_for_selector(".st-key-attention_maps_torch_chart .main-svg")
     assert _sentence_after(page) == "the cat sat down"
+
+
+def test_a_toggle_inside_the_part_brings_back_the_typed_matrix(page, server):
+    """The Cayley–Hamilton part is a fragment: its toggle swaps the typed matrix for a random
+    one and back by fragment reruns; the matrix must come back as typed, with no error."""
+    typed = "1 2; 3 4"
+    page.goto(f"{server.url}/cayley_hamilton?cayley_hamilton_matrix=1+2%3B+3+4")
+    wait_for_app(page)
+    toggle = page.locator(".st-key-cayley_hamilton_random label").first
+    toggle.click()
+    page.wait_for_selector(".st-key-cayley_hamilton_n input")
+    _step_and_wait(page, "cayley_hamilton_n", "ArrowUp", "cayley_hamilton_chart")
+    toggle.click()
+    page.wait_for_selector(".st-key-cayley_hamilton_matrix input")
+    wait_for_app(page)
+    assert page.locator(".st-key-cayley_hamilton_matrix input").input_value() == typed
+    _step_and_wait(page, "cayley_hamilton_k", "ArrowRight", "cayley_hamilton_chart")
+    assert page.locator(".st-key-cayley_hamilton_matrix input").input_value() == typed
+    expect(page.locator(ERRORS)).to_have_count(0)

@@ -21,6 +21,17 @@ CLAIMS = [
         why="tokens of the scaling view: ln 16",
     ),
     Claim(
+        "12",
+        lambda: str(
+            min(
+                d
+                for d in page_constant("attention_maps", "DIMS")
+                if {3, 6} <= set(att.divisors_among(d, page_constant("attention_maps", "HEADS")))
+            )
+        ),
+        why="the first d at which the heads slider offers h = 3 and 6 (not at 16)",
+    ),
+    Claim(
         "1024",
         lambda: str(max(page_constant("attention_maps", "SCALING_DIMS"))),
         why="the largest D of the scaling view",

@@ -119,9 +119,9 @@ def test_importing_the_module_does_not_load_torch():
 
 @given(st.integers(1, 96), st.lists(st.integers(1, 16), min_size=1, max_size=8, unique=True))
 @settings(max_examples=60, deadline=None)
-def test_head_counts_are_exactly_the_heads_torch_accepts(d_model, candidates):
+def test_divisors_among_are_exactly_the_heads_torch_accepts(d_model, candidates):
     """Oracle: nn.MultiheadAttention refuses a head count that does not divide embed_dim."""
-    offered = att.head_counts(d_model, candidates)
+    offered = att.divisors_among(d_model, candidates)
     assert offered == [h for h in candidates if h in offered]  # the candidates' order
     for h in candidates:
         try:
