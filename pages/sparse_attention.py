@@ -53,7 +53,8 @@ page = kit.Page(
 
 @page.view("pattern", "cost")
 def controls() -> None:
-    """The pattern and its knobs (full reruns: they change the whole page)."""
+    """The pattern and its knobs (they rerun the part: the mask changes everywhere); the seed
+    only for the patterns that draw random keys (for the others it would change nothing)."""
     name = page.choice("pattern", att.PRESETS, "band", format_func=lambda v: page.tr(f"p_{v}"))
     knobs = PARAMS[name]
     cols = st.columns(max(len(knobs), 1) + 2)
@@ -61,8 +62,10 @@ def controls() -> None:
     for col, knob in zip(cols, knobs, strict=False):
         with col:
             params[knob] = page.slider(knob, *RANGES[knob])
-    with cols[-2]:
-        seed = page.seed()
+    seed = 0
+    if "per_row" in knobs:
+        with cols[-2]:
+            seed = page.seed()
 
     def build(n: int) -> np.ndarray:
         return att.preset_mask(name, n, rng=np.random.default_rng(seed), **params)  # type: ignore[arg-type]

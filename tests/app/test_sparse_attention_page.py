@@ -55,3 +55,13 @@ def test_bad_url_values_fall_back_with_a_notice():
     assert at.radio(key="sparse_attention_pattern").value == "band"
     notice = " ".join(c.value for c in at.caption)
     assert "sparse_attention_pattern" in notice and "sparse_attention_layers" in notice
+
+
+def test_the_seed_shows_only_for_patterns_that_draw_random_keys():
+    at = open_page(PAGE)  # band: nothing random
+    assert "sparse_attention_seed" not in {w.key for w in at.number_input}
+    at = open_page(PAGE, {"sparse_attention_pattern": "bigbird"})
+    assert "sparse_attention_seed" in {w.key for w in at.number_input}
+    before = at.get("plotly_chart")[0].proto.spec
+    at.number_input(key="sparse_attention_seed").increment().run()
+    assert not at.exception and at.get("plotly_chart")[0].proto.spec != before  # new keys

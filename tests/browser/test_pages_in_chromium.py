@@ -172,3 +172,23 @@ def test_a_toggle_inside_the_part_brings_back_the_typed_matrix(page, server):
     _step_and_wait(page, "cayley_hamilton_k", "ArrowRight", "cayley_hamilton_chart")
     assert page.locator(".st-key-cayley_hamilton_matrix input").input_value() == typed
     expect(page.locator(ERRORS)).to_have_count(0)
+
+
+def test_a_seed_a_pattern_brings_back_keeps_its_value(page, server):
+    """The sparse-attention seed shows only for patterns with random keys; the pattern radio
+    reruns the part, and the seed that comes back must hold its value (not an empty box)."""
+    page.goto(
+        f"{server.url}/sparse_attention?sparse_attention_pattern=bigbird&sparse_attention_seed=7"
+    )
+    wait_for_app(page)
+    seed = page.locator(".st-key-sparse_attention_seed input")
+    assert seed.input_value() == "7"
+    patterns = page.locator(".st-key-sparse_attention_pattern label:has(input[type='radio'])")
+    patterns.first.click()  # band: no seed
+    expect(seed).to_have_count(0)
+    wait_for_app(page)
+    patterns.last.click()  # bigbird again
+    expect(seed).to_have_count(1)
+    wait_for_app(page)
+    assert seed.input_value() == "7"
+    expect(page.locator(ERRORS)).to_have_count(0)
