@@ -33,6 +33,7 @@ import argparse
 import contextlib
 import json
 import math
+import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -523,5 +524,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    # a long run is often stopped with kill: unwind, so both servers stop (the JSON holds
+    # every page finished so far)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     with contextlib.suppress(KeyboardInterrupt):
         sys.exit(main())
