@@ -614,3 +614,52 @@ def training_figure(
         },
     ]
     return figure(data, lay)
+
+
+def progress_figure(
+    fixed_losses: Array,
+    steps: int,
+    chance: float,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    names: tuple[str, str],
+    height: int = 260,
+) -> go.Figure:
+    """The fixed views' loss so far while a run trains (``fixed_losses``: (k + 1,) for steps
+    0 … k), against the whole run's step axis 0 … ``steps`` and the chance level.
+
+    Traces: [0] the loss so far, [1] chance ln(2N − 1).
+    """
+    losses = np.asarray(fixed_losses, dtype=float)
+    top = float(max(np.max(losses), chance)) * 1.08
+    lay = layout(
+        title=title,
+        x=x_title,
+        y=y_title,
+        height=height,
+        xaxis={"range": [0, steps]},
+        yaxis={"range": [0, top]},
+    )
+    data = [
+        {
+            "type": "scatter",
+            "x": list(range(len(losses))),
+            "y": _list(losses),
+            "mode": "lines",
+            "name": names[0],
+            "line": {"color": BLUE, "width": 3, "dash": "solid"},
+            "hovertemplate": "step %{x}: L = %{y:.4f}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": [0, steps],
+            "y": [chance, chance],
+            "mode": "lines",
+            "name": names[1],
+            "line": {"color": VERMILLION, "dash": "dash"},
+            "hovertemplate": "ln(2N − 1) = %{y:.4f}<extra></extra>",
+        },
+    ]
+    return figure(data, lay)

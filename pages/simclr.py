@@ -10,11 +10,13 @@ from core import contrastive as ct
 from figures import contrastive as figs
 from ui import cache_simclr as cache
 from ui import exercises, kit
+from ui.train_button import Progress, train_on_press
 
 TAUS = sorted({float(f"{x:.2g}") for x in np.geomspace(0.01, 10, 31)} | {0.2, 0.3, 0.5})
 TRAIN_TAUS = [0.1, 0.2, 0.5, 1.0]
 STEPS = 60  # Adam steps of a training run (about a second on one core)
 TRAINED = (0.2, STEPS)  # the run the "trained" encoder of the similarity parts comes from
+DEFAULT = (6, 0.5, 0.3, 0)  # N, s, smallest crop, seed: its run is trained once per server
 
 page = kit.Page(
     "simclr",
@@ -34,18 +36,57 @@ def the_batch() -> tuple[int, float, float, int]:
     """N, colour strength s, smallest crop area and seed (outside the live parts)."""
     a, b, c, d = st.columns(4)
     with a:
-        n = page.slider("n", 2, len(cache.PICTURES), 6)
+        n = page.slider("n", 2, len(cache.PICTURES), DEFAULT[0])
     with b:
-        strength = page.slider("strength", 0.0, 1.5, 0.5, step=0.1)
+        strength = page.slider("strength", 0.0, 1.5, DEFAULT[1], step=0.1)
     with c:
-        area = page.slider("area", 0.1, 1.0, 0.3, step=0.05)
+        area = page.slider("area", 0.1, 1.0, DEFAULT[2], step=0.05)
     with d:
-        seed = page.number("seed", 0, 10_000, 0)
+        seed = page.number("seed", 0, 10_000, DEFAULT[3])
     return n, strength, area, seed
 
 
-def embeddings(n: int, strength: float, area: float, seed: int) -> np.ndarray:
-    """z of the fixed views, by the untrained or the trained network (the student's pick)."""
+def trained_run(key: cache.Key):  # noqa: ANN201 (core.simclr.TrainingRun: no torch import here)
+    """The run of ``key`` if cached; the default run, trained once per server; else ``None``
+    and a "Train" button (a control step only changes settings: it never trains)."""
+    run = cache.cached_run(key)
+    if run is not None:
+        return run
+    n, tau = key[0], key[4]
+    if key == (*DEFAULT, *TRAINED):
+        with st.spinner(page.tr("training_now")):
+            return cache.train(key)
+
+    def train(progress: Progress):  # noqa: ANN202 (a TrainingRun)
+        def report(done: int, losses: np.ndarray) -> None:
+            progress(done / STEPS, progress_chart(losses, n))
+
+        return cache.train(key, report)
+
+    return train_on_press(
+        page.key("train"),
+        notice=page.tr("not_trained", steps=STEPS, tau=f"{tau:g}", n=n),
+        label=page.tr("train", seconds=cache.TRAIN_SECONDS),
+        working=page.tr("training_now"),
+        train=train,
+    )
+
+
+def progress_chart(losses: np.ndarray, n: int) -> figs.go.Figure:
+    return figs.progress_figure(
+        losses,
+        STEPS,
+        ct.chance_level(n),
+        title=page.tr("curve_title"),
+        x_title=page.tr("step_axis"),
+        y_title=page.tr("loss_axis"),
+        names=(page.tr("fixed_views"), "ln(2N − 1)"),
+    )
+
+
+def embeddings(n: int, strength: float, area: float, seed: int) -> np.ndarray | None:
+    """z of the fixed views, by the untrained or the trained network (the student's pick);
+    ``None``: the trained network of these settings is not trained yet (a button offers it)."""
     encoder = page.choice(
         "encoder",
         ("untrained", "trained"),
@@ -54,8 +95,8 @@ def embeddings(n: int, strength: float, area: float, seed: int) -> np.ndarray:
     )
     if encoder == "untrained":
         return cache.untrained_embeddings(n, strength, area, seed)
-    with st.spinner(page.tr("training_now")):
-        return cache.train((n, strength, area, seed, *TRAINED)).z_after
+    run = trained_run((n, strength, area, seed, *TRAINED))
+    return None if run is None else run.z_after
 
 
 @page.view("views")
@@ -119,7 +160,9 @@ def _describe(aug: ct.Augmentation) -> dict[str, str]:
 @page.view("similarity")
 def similarity() -> None:
     batch = the_batch()
-    similarity_view(embeddings(*batch), batch[0])
+    z = embeddings(*batch)
+    if z is not None:
+        similarity_view(z, batch[0])
 
 
 @kit.fragment
@@ -175,7 +218,9 @@ def similarity_view(z: np.ndarray, n: int) -> None:
 @page.view("temperature")
 def temperature() -> None:
     batch = the_batch()
-    temperature_view(embeddings(*batch), batch[0])
+    z = embeddings(*batch)
+    if z is not None:
+        temperature_view(z, batch[0])
 
 
 @kit.fragment
@@ -238,20 +283,9 @@ def temperature_view(z: np.ndarray, n: int) -> None:
 def training() -> None:
     n, strength, area, seed = the_batch()
     tau = page.select_slider("train_tau", TRAIN_TAUS, TRAINED[0])
-    key = (n, strength, area, seed, tau, STEPS)
-    run = cache.cached_run(key)
-    if run is None:  # train now, the loss curve growing as the steps run
-        bar, slot = st.progress(0.0), st.empty()
-
-        def progress(done: int, losses: np.ndarray) -> None:
-            bar.progress(done / STEPS, text=page.tr("progress", k=done, steps=STEPS))
-            slot.line_chart(
-                losses, height=200, x_label=page.tr("step_axis"), y_label=page.tr("loss_axis")
-            )
-
-        run = cache.train(key, progress)
-        bar.empty()
-        slot.empty()
+    run = trained_run((n, strength, area, seed, tau, STEPS))
+    if run is None:
+        return
     training_view(run, n, tau)
 
 

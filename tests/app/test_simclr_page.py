@@ -60,12 +60,71 @@ def test_temperature_part_shows_chance_and_bound():
     assert f"= {bound:.4f}" in text
 
 
-def test_training_part_trains_then_scrubs_the_steps():
-    at = open_page(PAGE, {"simclr_view": "training", "simclr_n": "3"})
+@pytest.fixture
+def trainings(monkeypatch):
+    """Every SimCLR training run the page starts, by its seed (the last setting of a key)."""
+    from core import simclr as sc
+
+    seeds: list[int] = []
+    real = sc.train_steps
+
+    def counted(*args, **kwargs):
+        seeds.append(args[4])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sc, "train_steps", counted)
+    return seeds
+
+
+def test_the_default_settings_show_a_trained_run_without_a_button():
+    at = open_page(PAGE, {"simclr_view": "training"})
     assert not at.exception and not at.error and no_red(at)
-    assert "\\mathcal{L}_{60}" in latex(at)
+    assert "\\mathcal{L}_{60}" in latex(at) and not at.button
     at.slider(key="simclr_step").set_value(10).run()
     assert "\\mathcal{L}_{10}" in latex(at) and no_red(at)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("simclr_n", 3), ("simclr_strength", 0.9), ("simclr_area", 0.55), ("simclr_seed", 41)],
+)
+def test_a_settings_change_never_trains_it_offers_the_button(trainings, key, value):
+    at = open_page(PAGE, {"simclr_view": "training"})
+    done = len(trainings)  # the default run, if this process had not trained it yet
+    widget = at.number_input(key=key) if key == "simclr_seed" else at.slider(key=key)
+    widget.set_value(value).run()
+    assert not at.exception and not at.error
+    assert len(trainings) == done, "a slider step trained"
+    assert [b.key for b in at.button] == ["simclr_train"]
+    assert "\\mathcal{L}_{" not in latex(at)  # no run shown for settings never trained
+
+
+def test_the_train_tau_offers_the_button_and_pressing_it_trains_once(trainings):
+    at = open_page(PAGE, {"simclr_view": "training", "simclr_seed": "43"})
+    assert at.button(key="simclr_train") and not trainings
+    at.select_slider(key="simclr_train_tau").set_value(1.0).run()
+    assert at.button(key="simclr_train") and not trainings
+    at.button(key="simclr_train").click().run()
+    assert not at.exception and not at.error and no_red(at)
+    assert trainings == [43] and not at.button
+    assert "\\mathcal{L}_{60}" in latex(at)
+    at.slider(key="simclr_step").set_value(5).run()  # the cached run: no second training
+    assert "\\mathcal{L}_{5}" in latex(at) and trainings == [43] and no_red(at)
+    at.select_slider(key="simclr_train_tau").set_value(0.5).run()  # not trained at 0.5
+    assert at.button(key="simclr_train") and trainings == [43]
+
+
+@pytest.mark.parametrize(("view", "seed"), [("similarity", 44), ("temperature", 45)])
+def test_the_trained_encoder_of_new_settings_waits_for_the_button(trainings, view, seed):
+    at = open_page(PAGE, {"simclr_view": view, "simclr_seed": str(seed), "simclr_n": "2"})
+    assert not at.exception and not at.error and not trainings
+    assert at.button(key="simclr_train") and "\\mathcal{L}" not in latex(at)
+    at.radio(key="simclr_encoder").set_value("untrained").run()  # no training needed
+    assert not at.button and "\\mathcal{L}" in latex(at) and not trainings and no_red(at)
+    at.radio(key="simclr_encoder").set_value("trained").run()
+    at.button(key="simclr_train").click().run()
+    assert not at.exception and not at.error and no_red(at)
+    assert trainings == [seed] and not at.button and "\\mathcal{L}" in latex(at)
 
 
 def test_bad_url_values_fall_back():

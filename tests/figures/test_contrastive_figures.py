@@ -126,3 +126,21 @@ def test_training_figure_data():
     assert list(fig.data[0].x) == [1, 2, 3, 4, 5] and len(fig.data[1].x) == steps + 1
     assert list(fig.data[4].x) == [2] and fig.data[4].y[0] == 1.6
     assert fig.layout.xaxis.title.text == "step"
+
+
+def test_progress_figure_draws_the_loss_so_far_on_the_whole_runs_axis():
+    fig = figs.progress_figure(
+        np.array([2.3, 2.1, 1.8]),
+        60,
+        np.log(11),
+        title="t",
+        x_title="step",
+        y_title="L",
+        names=("fixed", "chance"),
+    )
+    assert_valid_plotly(fig)
+    assert [t.type for t in fig.data] == ["scatter", "scatter"]
+    assert list(fig.data[0].x) == [0, 1, 2] and list(fig.data[0].y) == [2.3, 2.1, 1.8]
+    assert list(fig.data[1].x) == [0, 60] and fig.data[1].y[0] == np.log(11)
+    assert list(fig.layout.xaxis.range) == [0, 60] and fig.layout.yaxis.range[1] > 2.3
+    assert fig.layout.xaxis.title.text == "step" and fig.layout.yaxis.title.text == "L"
