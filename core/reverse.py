@@ -20,8 +20,9 @@ S sampling steps, P projection directions.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -219,7 +220,30 @@ def gmm_eps(
     >>> gmm_eps([[0.5, 0.0]], 1000, s, [[0.0, 0.0]], [1.0], [1.0]).round(3).tolist()
     [[0.5, 0.0]]
     """
-    return gmm_posterior(x_t, t, schedule, means, stds, weights).eps
+    x = finite_array(x_t, "x_t", ndim=2)
+    a = alpha_bar_at(_step(t, schedule), schedule)
+    mix = mixture(means, stds, weights)
+    # The samplers call this at every step, so it is gmm_posterior's ε in a faster form:
+    # components along the first axis (K, N), and ‖x − cμ_k‖² = ‖x‖² − 2c x·μ_k + c²‖μ_k‖²,
+    # so no (N, K, d) array is made.  ε = √(1−ᾱ) (x Σ_k w_k − c Σ_k w_k μ_k), w_k = r_k/s_k².
+    N, d = x.shape
+    if mix.means.shape[1] != d:
+        _component_terms(x, a, mix)  # raises its "reverse_dimension" error
+    s2 = a * mix.stds**2 + (1.0 - a)  # (K,)
+    if np.any(s2 <= 0):
+        _component_terms(x, a, mix)  # raises its "reverse_point_mass" error
+    c = math.sqrt(a)
+    sq = (
+        np.einsum("nd,nd->n", x, x)[None, :]
+        - 2 * c * (mix.means @ x.T)
+        + (a * np.einsum("kd,kd->k", mix.means, mix.means))[:, None]
+    )  # (K, N)
+    with np.errstate(divide="ignore"):
+        log_w = np.log(mix.weights)
+    logits = (log_w - 0.5 * d * np.log(2 * math.pi * s2))[:, None] - sq / (2 * s2[:, None])
+    e = np.exp(logits - logits.max(axis=0))  # a zero weight: exp(−inf) = 0
+    w = e / (e.sum(axis=0) * s2[:, None])  # r_k / s_k², (K, N)
+    return math.sqrt(1.0 - a) * (x * w.sum(axis=0)[:, None] - c * (w.T @ mix.means))
 
 
 def gmm_sample(
@@ -758,25 +782,30 @@ def directions(n_directions: int) -> Array:
 def wasserstein_1d(a: ArrayLike, b: ArrayLike) -> Array:
     """W₁ between the empirical distributions of a (..., n) and b (..., m), along the last axis.
 
-    W₁ = ∫ |F_a(x) − F_b(x)| dx, integrated exactly between the pooled sorted values.
+    W₁ = ∫ |F_a(x) − F_b(x)| dx = ∫₀¹ |F_a⁻¹(u) − F_b⁻¹(u)| du. Both quantile functions are
+    steps, at u = i/n and u = j/m; between two neighbouring breakpoints of the union both are
+    constant, so the integral is an exact finite sum over the sorted values. The breakpoints
+    are counted in integers (u·nm), so no rounding picks a wrong quantile.
     """
     a = np.sort(finite_array(a, "a", min_ndim=1), axis=-1)
     b = np.sort(finite_array(b, "b", min_ndim=1), axis=-1)
-    both = np.sort(np.concatenate([a, b], axis=-1), axis=-1)  # (..., n + m)
-    widths = np.diff(both, axis=-1)
-    left = both[..., :-1]
-    # F(x) on [both_i, both_{i+1}): the share of values ≤ both_i
-    F_a = _count_le(a, left) / a.shape[-1]
-    F_b = _count_le(b, left) / b.shape[-1]
-    return np.sum(np.abs(F_a - F_b) * widths, axis=-1)
+    return _w1_of_sorted(a, b)
 
 
-def _count_le(sorted_values: Array, points: Array) -> Array:
-    """How many of each row's sorted values are ≤ each point of the same row."""
-    flat_v = sorted_values.reshape(-1, sorted_values.shape[-1])
-    flat_p = points.reshape(-1, points.shape[-1])
-    counts = [np.searchsorted(v, p, side="right") for v, p in zip(flat_v, flat_p, strict=True)]
-    return np.array(counts, dtype=np.float64).reshape(points.shape)
+def _w1_of_sorted(a: Array, b: Array) -> Array:
+    ia, ib, du = _quantile_steps(a.shape[-1], b.shape[-1])
+    return np.sum(np.abs(a[..., ia] - b[..., ib]) * du, axis=-1)
+
+
+@functools.lru_cache(maxsize=16)
+def _quantile_steps(n: int, m: int) -> tuple[IntArray, IntArray, Array]:
+    """For W₁ of n against m values: on each interval (u_{k−1}, u_k] between the breakpoints
+    i/n and j/m, the index of a's and of b's quantile, and the interval's length."""
+    ends = np.union1d(np.arange(1, n + 1) * m, np.arange(1, m + 1) * n)  # u_k · nm, integers
+    ia = (ends + m - 1) // m - 1  # ⌈u n⌉ − 1
+    ib = (ends + n - 1) // n - 1  # ⌈u m⌉ − 1
+    du = np.diff(ends, prepend=0) / (n * m)
+    return ia, ib, du
 
 
 def sliced_wasserstein(a: ArrayLike, b: ArrayLike, n_directions: int = 64) -> float:
@@ -784,12 +813,26 @@ def sliced_wasserstein(a: ArrayLike, b: ArrayLike, n_directions: int = 64) -> fl
 
     0 for the same cloud; for b = a + c it is |c| · mean |cos| = 2|c|/π as P grows.
     """
-    a = finite_array(a, "samples", ndim=2)
-    b = finite_array(b, "data", ndim=2)
-    if a.shape[1] != 2 or b.shape[1] != 2:
-        raise CoreError("reverse_not_2d", "the sliced distance here is for 2-D points")
+    return float(sliced_wasserstein_each([a], b, n_directions)[0])
+
+
+def sliced_wasserstein_each(
+    clouds: Sequence[ArrayLike], b: ArrayLike, n_directions: int = 64
+) -> Array:
+    """:func:`sliced_wasserstein` of each cloud against the same b, (len(clouds),): b's
+    projections are sorted once (a quality curve compares many sample sets with one data set)."""
     theta = directions(n_directions)  # (P, 2)
-    return float(np.mean(wasserstein_1d(theta @ a.T, theta @ b.T)))
+
+    def sorted_projections(x: ArrayLike, name: str) -> Array:
+        x = finite_array(x, name, ndim=2)
+        if x.shape[1] != 2:
+            raise CoreError("reverse_not_2d", "the sliced distance here is for 2-D points")
+        return np.sort(theta @ np.ascontiguousarray(x.T), axis=-1)  # (P, n)
+
+    ref = sorted_projections(b, "data")
+    return np.array(
+        [float(np.mean(_w1_of_sorted(sorted_projections(a, "samples"), ref))) for a in clouds]
+    )
 
 
 def nearest_component(

@@ -42,6 +42,22 @@ def test_default_view_samples_with_both_denoisers_and_every_badge_holds():
     assert chart.count('"frames"') == 1 and "exact" in chart and "learned" in chart
 
 
+def test_the_learned_panel_runs_its_shown_particles_with_the_full_runs_noise():
+    """The learned run samples only the N_SHOWN drawn particles: each must follow the path it
+    has in a run of all N_PARTICLES (same start, same noise at every step of DDIM with η=1)."""
+    from core import denoiser as dn
+    from ui import cache_reverse as cr
+
+    spec = dn.TrainSpec()
+    trained = cr.default_denoiser()
+    args = (spec, "learned", "ddim", 10, 1.0, "posterior", trained)
+    few, full = cr._run(*args, n=cr.N_SHOWN), cr._run(*args)
+    assert few.samples.shape == (cr.N_SHOWN, 2) and full.samples.shape == (cr.N_PARTICLES, 2)
+    assert np.allclose(few.clouds, full.clouds, atol=1e-5)
+    assert np.allclose(few.samples, full.samples[: cr.N_SHOWN], atol=1e-5)
+    assert not np.allclose(few.samples, cr._run(*args[:4], 0.0, *args[5:], n=cr.N_SHOWN).samples)
+
+
 def test_fewer_steps_jump_further_and_stay_deterministic():
     at = open_page(PAGE)
     at.select_slider(key=f"{C}_steps").set_value(10).run()

@@ -118,6 +118,23 @@ def test_denoised_x0_and_eps_recombine_into_x_t(case, mix, x):
     assert np.allclose(math.sqrt(a) * post.x0 + math.sqrt(1 - a) * post.eps, x, atol=1e-9)
 
 
+@given(
+    schedules_and_steps(),
+    mixtures(max_k=8),
+    arrays(np.float64, (7, 2), elements=st.floats(-40, 40)),
+    st.lists(st.booleans(), min_size=8, max_size=8),
+)
+def test_the_samplers_fast_eps_is_the_posteriors_eps(case, mix, x, drop):
+    """gmm_eps (expanded squares, components first: what the samplers call every step) is
+    gmm_posterior's E[ε | x_t], also with some weights 0 and points far from every mean."""
+    s, t = case
+    means, stds, weights = mix
+    weights = np.where(drop[: len(weights)], 0.0, weights)
+    weights[0] = max(weights[0], 0.05)
+    fast = rv.gmm_eps(x, t, s, means, stds, weights)
+    assert np.allclose(fast, rv.gmm_posterior(x, t, s, means, stds, weights).eps, atol=1e-7)
+
+
 def test_far_away_points_keep_finite_weights():
     s = dif.make_schedule("linear", 1000)
     post = rv.gmm_posterior([[400.0, -300.0]], 1, s, [[0, 0], [1, 1]], [0.05, 0.05], [1, 1])
@@ -414,6 +431,34 @@ def test_w1_is_the_area_between_the_two_distribution_functions(a, b):
     assert math.isclose(got, np.sum(np.abs(F_a - F_b)) * (grid[1] - grid[0]), abs_tol=2e-4)
     if len(a) == len(b):
         assert math.isclose(got, np.mean(np.abs(np.sort(a) - np.sort(b))), abs_tol=1e-9)
+
+
+@given(
+    st.lists(
+        arrays(np.float64, st.tuples(st.integers(1, 25), st.just(2)), elements=coordinate),
+        min_size=1,
+        max_size=4,
+    ),
+    arrays(np.float64, st.tuples(st.integers(1, 40), st.just(2)), elements=coordinate),
+)
+def test_distances_to_one_data_set_at_once_are_each_distance(clouds, data):
+    """The quality curves sort the data's projections once: the same numbers as one by one,
+    and as W₁ of each direction's projections computed apart (brute-force sorted CDFs)."""
+    each = rv.sliced_wasserstein_each(clouds, data, 16)
+    assert each.shape == (len(clouds),)
+    theta = rv.directions(16)
+    for got, cloud in zip(each, clouds, strict=True):
+        assert math.isclose(got, rv.sliced_wasserstein(cloud, data, 16), abs_tol=1e-12)
+        brute = np.mean([_w1_by_cdfs(cloud @ th, data @ th) for th in theta])
+        assert math.isclose(got, brute, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _w1_by_cdfs(a: np.ndarray, b: np.ndarray) -> float:
+    """∫|F_a − F_b| between the pooled sorted values, counting with searchsorted."""
+    pooled = np.sort(np.concatenate([a, b]))
+    F_a = np.searchsorted(np.sort(a), pooled[:-1], side="right") / len(a)
+    F_b = np.searchsorted(np.sort(b), pooled[:-1], side="right") / len(b)
+    return float(np.sum(np.abs(F_a - F_b) * np.diff(pooled)))
 
 
 @given(arrays(np.float64, (20, 2), elements=coordinate), st.floats(-2, 2), st.floats(-2, 2))
