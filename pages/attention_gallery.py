@@ -181,17 +181,22 @@ def compare() -> None:
 def timing() -> None:
     """The measured time of the methods that run without an N × N matrix, and of full."""
     *_, settings = shared_controls(with_input=False)
-    # only the knobs of the timed methods (Swin's window and shift, PVT's ratio) re-time
-    timed = dataclasses.replace(
-        g.Settings(), window=settings.window, shift=settings.shift, ratio=settings.ratio
-    )
+    # each method is timed with only its own knobs, so a knob re-times only its method
+    # (Swin: window and shift, PVT: ratio); full and linear attention have none
+    default = g.Settings()
+    own = {
+        "full": default,
+        "linear": default,
+        "sra": dataclasses.replace(default, ratio=settings.ratio),
+        "swin": dataclasses.replace(default, window=settings.window, shift=settings.shift),
+    }
     runs = st.session_state.setdefault(page.key("runs"), 0)
     if st.button(page.tr("again"), key=page.key("again")):
         st.session_state[page.key("runs")] = runs = runs + 1
     bar = st.progress(0.0, text=page.tr("measuring"))
     columns = []
     for index, side in enumerate(TIMING_SIDES):
-        columns.append(cache.timing_at(side, TIMED, timed, runs))
+        columns.append([cache.timing_at(side, m, own[m], runs) for m in TIMED])
         bar.progress((index + 1) / len(TIMING_SIDES), text=page.tr("measuring"))
     bar.empty()
     seconds = np.stack(columns, axis=1)  # (methods, sides)

@@ -56,12 +56,11 @@ def limits(side: int, seed: int, sharpness: float) -> dict[str, float]:
     }
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def timing_at(
-    side: int, methods: tuple[str, ...], settings: gallery.Settings, run: int
-) -> np.ndarray:
-    """Median seconds of each method at one map side (``core.gallery.time_methods``); ``run``
-    counts the student's "measure again" presses, so a new press measures anew.
+@st.cache_data(max_entries=256, show_spinner=False)
+def timing_at(side: int, method: str, settings: gallery.Settings, run: int) -> float:
+    """Median seconds of one method at one map side (``core.gallery.time_methods``); ``run``
+    counts the student's "measure again" presses, so a new press measures anew. One method
+    per entry: a knob of one method (PVT's ratio) re-times that method, not full attention.
 
     The time does not depend on the numbers, so the input is always the same random tokens
     (seed 0): the seed and sharpness controls of the other views never re-time.
@@ -71,4 +70,4 @@ def timing_at(
         rng = np.random.default_rng(0)
         return gallery.make_input(rng.standard_normal((s * s, 7)), s, D_HEAD, rng, 1.0)
 
-    return gallery.time_methods(random_tokens, (side,), methods, settings)[:, 0]
+    return float(gallery.time_methods(random_tokens, (side,), (method,), settings)[0, 0])

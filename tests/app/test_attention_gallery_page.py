@@ -83,18 +83,32 @@ def test_bad_url_values_fall_back_with_a_notice():
     assert "attention_gallery_side" in notice and "attention_gallery_method" in notice
 
 
-def test_the_time_view_has_no_input_controls_and_times_only_the_timed_knobs(monkeypatch):
-    """Time does not depend on the numbers: no seed or sharpness there, and a knob of a method
-    that is not timed (Reformer's buckets) does not change what is timed."""
+def test_the_time_view_has_no_input_controls_and_times_each_method_with_its_own_knobs(
+    monkeypatch,
+):
+    """Time does not depend on the numbers: no seed or sharpness there. Each method is timed
+    keyed on its own knobs only: PVT's ratio re-times PVT alone, and a knob of a method that
+    is not timed (Reformer's buckets) re-times nothing."""
+    from core import gallery as g
     from ui import cache_gallery
 
     seen = []
     real = cache_gallery.timing_at
     monkeypatch.setattr(
-        cache_gallery, "timing_at", lambda *a: seen.append(a[2]) or real(*a)
-    )  # records the settings each timing is keyed on
-    at = open_page(PAGE, {"attention_gallery_view": "time", "attention_gallery_buckets": "2"})
+        cache_gallery, "timing_at", lambda *a: seen.append(a[1:3]) or real(*a)
+    )  # records the method and the settings each timing is keyed on
+    at = open_page(
+        PAGE,
+        {
+            "attention_gallery_view": "time",
+            "attention_gallery_buckets": "2",
+            "attention_gallery_ratio": "4",
+        },
+    )
     assert not at.exception
     keys = {w.key for w in (*at.select_slider, *at.number_input)}
     assert not {"attention_gallery_seed", "attention_gallery_sharpness"} & keys
-    assert seen and all(s.buckets == 8 and s.window == 4 and s.ratio == 2 for s in seen)
+    by_method = dict(seen)
+    assert set(by_method) == {"full", "linear", "sra", "swin"}
+    assert by_method["full"] == by_method["linear"] == by_method["swin"] == g.Settings()
+    assert by_method["sra"] == g.Settings(ratio=4)
