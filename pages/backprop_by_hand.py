@@ -10,11 +10,13 @@ from core import backprop as bp
 from figures import backprop as figs
 from ui import cache_backprop as cb
 from ui import exercises, formulas, kit, tex
+from ui.train_button import Progress, train_on_press
 
 TOKENS = (2, 3, 4, 5, 6, 7, 8)
 CHOICES = (*bp.TENSOR_NAMES[::-1], *bp.PARAM_NAMES[::-1])  # in backward order: y first
 AUTOGRAD_TOL, FD_TOL = 1e-8, 1e-3
 RATES = (0.1, 0.3, 1.0)
+DEFAULT = ("reverse", 0.3, 0)  # task, η, seed: trained once per server, shown at once
 SHOWN = " ".join(map(str, cb.SHOWN))
 SCI = {"digits": 1, "moderate": None}
 SYMBOLS = {
@@ -243,17 +245,38 @@ def layernorm(seed: int) -> None:
 def training() -> None:
     a_, b_, c_ = st.columns(3)
     with a_:
-        task = page.choice("task", bp.TASKS, "reverse")
+        task = page.choice("task", bp.TASKS, DEFAULT[0])
     with b_:
-        lr = page.select_slider("lr", RATES, 0.3)
+        lr = page.select_slider("lr", RATES, DEFAULT[1])
     with c_:
-        seed = page.seed()
-    bar = st.empty()
-    mine, theirs = cb.training_runs(
-        task, lr, seed, lambda done: bar.progress(done, text=page.tr("training_now"))
+        seed = page.seed(DEFAULT[2])
+    runs = training_runs(task, lr, seed)
+    if runs is not None:
+        training_view(*runs, lr)
+
+
+def training_runs(task: str, lr: float, seed: int) -> cb.Runs | None:
+    """The runs of these settings if cached; the default's, trained once per server; else
+    ``None`` and a "Train" button (a control step only changes settings: it never trains)."""
+    runs = cb.cached_runs(task, lr, seed)
+    if runs is not None:
+        return runs
+    if (task, lr, seed) == DEFAULT:
+        with st.spinner(page.tr("training_now")):
+            return cb.training_runs(task, lr, seed)
+
+    def train(progress: Progress) -> cb.Runs:
+        return cb.training_runs(task, lr, seed, lambda done: progress(done, None))
+
+    return train_on_press(
+        page.key("train"),
+        notice=page.tr(
+            "not_trained", steps=cb.TRAIN_STEPS, lr=lr, task=page.tr(f"task_{task}"), seed=seed
+        ),
+        label=page.tr("train", seconds=cb.TRAIN_SECONDS),
+        working=page.tr("training_now"),
+        train=train,
     )
-    bar.empty()
-    training_view(mine, theirs, lr)
 
 
 @kit.fragment

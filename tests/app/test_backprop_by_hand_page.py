@@ -130,10 +130,54 @@ def test_the_derivation_and_the_course_errata_open_lazily(section, marker):
     assert any(marker in m.value for m in at.markdown)
 
 
-def test_training_is_cached_after_the_first_run():
+@pytest.fixture
+def trainings(monkeypatch):
+    """Every numpy training run the page starts, as (steps, η)."""
+    calls: list[tuple[int, float]] = []
+    real = bp.train
+
+    def counted(task, model, steps, lr, *args, **kwargs):
+        calls.append((steps, lr))
+        return real(task, model, steps, lr, *args, **kwargs)
+
+    monkeypatch.setattr(bp, "train", counted)
+    return calls
+
+
+@pytest.mark.parametrize(
+    ("kind", "key", "value"),
+    [
+        ("number_input", "backprop_by_hand_seed", 17),
+        ("radio", "backprop_by_hand_task", "copy"),
+        ("select_slider", "backprop_by_hand_lr", 0.1),
+    ],
+)
+def test_a_settings_change_never_trains_it_offers_the_button(trainings, kind, key, value):
+    at = open_page(PAGE, {"backprop_by_hand_view": "training"})
+    assert not at.exception and not at.error and not at.button  # the default: shown at once
+    done = len(trainings)  # the default runs, if this process had not trained them yet
+    getattr(at, kind)(key=key).set_value(value).run()
+    assert not at.exception and not at.error
+    assert len(trainings) == done, "a control step trained"
+    assert [b.key for b in at.button] == ["backprop_by_hand_train"]
+    assert "L_{\\text{numpy}}" not in latex(at)
+
+
+def test_pressing_train_trains_both_once_and_caches_them(trainings):
     from ui import cache_backprop as cb
 
-    at = open_page(PAGE, {"backprop_by_hand_view": "training", "backprop_by_hand_lr": "0.1"})
-    assert not at.exception and not at.error
-    runs = cb._runs("reverse", 0.1, 0)
+    query = {"backprop_by_hand_view": "training", "backprop_by_hand_lr": "0.1"}
+    at = open_page(PAGE, query | {"backprop_by_hand_seed": "23"})
+    assert at.button(key="backprop_by_hand_train") and not trainings
+    assert cb.cached_runs("reverse", 0.1, 23) is None
+    at.button(key="backprop_by_hand_train").click().run()
+    assert not at.exception and not at.error and not at.button
+    badges_all_green(at)
+    assert trainings == [(cb.TRAIN_STEPS, 0.1)]
+    runs = cb.cached_runs("reverse", 0.1, 23)
     assert runs is not None and len(runs[0].losses) == cb.TRAIN_STEPS + 1
+    assert f"L_{{\\text{{numpy}}}} = {runs[0].losses[-1]:.10f}" in latex(at)
+    at.slider(key="backprop_by_hand_step").set_value(0).run()  # scrubs the cached run
+    assert f"L_{{\\text{{numpy}}}} = {runs[0].losses[0]:.10f}" in latex(at)
+    again = open_page(PAGE, query | {"backprop_by_hand_seed": "23"})  # another student
+    assert not again.button and trainings == [(cb.TRAIN_STEPS, 0.1)]
