@@ -197,7 +197,9 @@ def search_flat(
     q = np.atleast_2d(np.asarray(q, dtype=np.float64))
     mu, labels = np.asarray(centroids, dtype=np.float64), np.asarray(labels)
     best = np.argsort(-(q @ mu.T), axis=1, kind="stable")[:, : int(n_probe)]
-    cands = [np.flatnonzero(np.isin(labels, row)) for row in best]
+    probed = np.zeros((len(q), len(mu)), dtype=bool)  # (Q, k): the clusters each query scans
+    np.put_along_axis(probed, best, True, axis=1)
+    cands = [np.flatnonzero(row) for row in probed[:, labels]]  # keys in a probed cluster
     return cands, np.array([len(mu) + len(c) for c in cands], dtype=float)
 
 
@@ -211,10 +213,13 @@ def search_tree(q: ArrayLike, keys: ArrayLike, tree: Tree, n_leaves: int) -> tup
         order = np.argsort(-(tree.top @ row), kind="stable")
         # open the best top clusters until they hold at least L leaves
         n_open = int(np.searchsorted(np.cumsum(per_top[order]), int(n_leaves)) + 1)
-        opened = order[:n_open]
-        leaf_ids = np.flatnonzero(np.isin(tree.parent, opened))
+        opened = np.zeros(len(tree.top), dtype=bool)
+        opened[order[:n_open]] = True
+        leaf_ids = np.flatnonzero(opened[tree.parent])
         best = leaf_ids[np.argsort(-(tree.leaves[leaf_ids] @ row), kind="stable")][:n_leaves]
-        c = np.flatnonzero(np.isin(tree.labels, best))
+        scanned = np.zeros(len(tree.leaves), dtype=bool)
+        scanned[best] = True
+        c = np.flatnonzero(scanned[tree.labels])
         cands.append(c)
         dots.append(len(tree.top) + len(leaf_ids) + len(c))
     return cands, np.array(dots, dtype=float)
