@@ -9,7 +9,9 @@
   makes the ``.js-plotly-plot`` content differ from the snapshot (``firstChange``), the next
   animation frame after it (``painted``) and the last mutation inside the chart (``lastChange``).
 * ``settled(quietMs)`` is true once the chart changed (or an exception is shown), nothing in it
-  moved for ``quietMs`` and Streamlit shows no status widget (no script run in flight).
+  moved for ``quietMs`` and Streamlit shows no status widget (no script run in flight); for a
+  live control (``ui/live.py``, kind ``live``: the chart redraws in the browser, the value
+  reaches the server after the slider settles) also once its value reached the server.
 * ``idle(quietMs)`` is the same without requiring a change (recovery after a failed step).
 * ``ready(sliderKey, chartKey)`` is true once the slider and a drawn chart exist and no script
   runs; it also tells the observer which chart to watch.
@@ -81,9 +83,24 @@ INSTALL_JS = r"""
     }
     return null;
   };
+  // a live control (ui/live.py): its own range input; it redraws in the browser and reports
+  // its value to the server once it settles (``data-pending`` is '0' again)
+  const liveOf = (box) => (box ? box.querySelector('.adlab-live') : null);
+  const livePending = (key) => {
+    const live = liveOf(byKey(key));
+    return !!live && live.dataset.pending !== '0';
+  };
   const sliderState = (key) => {
     const box = byKey(key);
     if (!box) return null;
+    const live = liveOf(box);
+    if (live) {
+      const el = live.querySelector('input[type="range"]');
+      return {
+        el, kind: 'live', value: Number(el.value), min: Number(el.min), max: Number(el.max),
+        text: el.getAttribute('aria-valuetext'),
+      };
+    }
     const el = box.querySelector(SLIDER);
     if (el) {
       const isInput = el.tagName === 'INPUT';
@@ -178,9 +195,12 @@ INSTALL_JS = r"""
       const s = L.step;
       const failed = document.querySelector('[data-testid="stException"]');
       if (!s || !(failed || (s.firstChange !== null && s.painted !== null))) return false;
+      if (livePending(s.sliderKey)) return false;  // its value has not reached the server yet
       return performance.now() - L.lastMutation >= quietMs && !busy();
     },
     idle(quietMs) {
+      const s = L.step;
+      if (s && livePending(s.sliderKey)) return false;
       return performance.now() - L.lastMutation >= quietMs && !busy();
     },
     ready(sliderKey, chartKey) {
@@ -188,8 +208,8 @@ INSTALL_JS = r"""
       const plot = plotOf(byKey(chartKey));
       return !!(sliderState(sliderKey) && plot && plot.querySelector('.main-svg')) && !busy();
     },
-    // the page's controls: keyed sliders, select-sliders, radios and number inputs of the main
-    // area whose key starts with ``prefix``, in page order
+    // the page's controls: keyed sliders, select-sliders, live controls, radios and number
+    // inputs of the main area whose key starts with ``prefix``, in page order
     controls(prefix) {
       const found = [];
       for (const box of document.querySelectorAll('[data-testid="stMain"] [class*="st-key-"]')) {
@@ -235,6 +255,7 @@ INSTALL_JS = r"""
       return !!st && document.activeElement === st.el;
     },
     quiet(quietMs) {  // nothing on the page moved for quietMs and no script run in flight
+      if (document.querySelector('.adlab-live[data-pending="1"]')) return false;
       return performance.now() - L.lastAny >= quietMs && !busy();
     },
     errors,

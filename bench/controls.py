@@ -7,8 +7,9 @@ Run from the project root::
 
 ``bench.latency`` presses one probe slider per page; students move every control. This run
 opens each page (``app.py``) and each of its views in headless Chromium, finds the page's
-controls in the browser (keyed sliders, select-sliders, radios and number inputs of the main
-area whose key is ``<slug>_…``: the view picker, the seed, every setting; not the exercise),
+controls in the browser (keyed sliders, select-sliders, live controls of ``ui/live.py``, radios
+and number inputs of the main area whose key is ``<slug>_…``: the view picker, the seed, every
+setting; not the exercise),
 and for each one:
 
 1. calibrates: presses it once and compares every chart (by key) and every element of the main
@@ -66,7 +67,7 @@ class Control:
         page: the page's slug.
         view: the view's index in the page's view picker (0 for a page with one view).
         key: the control's widget key (``<slug>_<name>``, also its URL parameter).
-        kind: ``slider``, ``radio`` or ``number``.
+        kind: ``slider``, ``live`` (a ``ui.live`` control), ``radio`` or ``number``.
         watch: the chart key the control redraws first, ``#i`` for the main area's i-th element
             (compared by text), or ``None`` if one press changed nothing on screen.
         steps: the recorded steps.

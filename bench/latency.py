@@ -71,7 +71,8 @@ class Target:
 
     ``chart_key`` is a chart's key, or ``#i`` for the i-th element of the main area compared by
     its text (a control that redraws a formula or table, no chart). ``kind`` is ``slider`` (also
-    a select-slider), ``radio`` or ``number``: which arrow keys step it.
+    a select-slider), ``live`` (a ``ui.live`` control: redrawn in the browser, its value sent
+    once it settles), ``radio`` or ``number``: which arrow keys step it.
     """
 
     name: str
@@ -84,6 +85,7 @@ class Target:
 # the keys that step each kind of control forward and back (a radio group wraps at its ends)
 KEYS = {
     "slider": ("ArrowRight", "ArrowLeft"),
+    "live": ("ArrowRight", "ArrowLeft"),  # ui/live.py: a range input redrawn in the browser
     "radio": ("ArrowDown", "ArrowUp"),
     "number": ("ArrowUp", "ArrowDown"),
 }

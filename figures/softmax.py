@@ -170,6 +170,17 @@ def temperature_figure(
     return figure(data, lay)
 
 
+def temperature_updates(
+    probs: Array, temperature: float, current: float
+) -> dict[int, dict[str, list[float]]]:
+    """What changes in :func:`temperature_figure` from one T to another: the bars p_i
+    (trace 0) and the current (T, H) marker (trace 3); trace index → properties.
+
+    The live temperature control (``ui.live``) sends one of these per temperature.
+    """
+    return {0: {"y": _list(probs)}, 3: {"x": [float(temperature)], "y": [float(current)]}}
+
+
 def dot_product_histograms(
     raw: Array,
     scaled: Array,

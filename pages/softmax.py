@@ -10,7 +10,7 @@ from core import contrastive as ct
 from core import softmax as sm
 from core import stats
 from figures import softmax as figs
-from ui import cache, exercises, kit
+from ui import cache, exercises, kit, live, tex
 
 TEMPERATURES = sorted(
     {float(f"{x:.2g}") for x in np.geomspace(0.05, 20, 49)}
@@ -43,50 +43,15 @@ def temperature() -> None:
     temperature_view(sm.parse_logits(page.text("logits", "5, 6, 7")))
 
 
-@kit.fragment
-def temperature_view(u: np.ndarray) -> None:
-    """The T slider and everything that follows it (reruns alone on each step)."""
-    T = page.select_slider("temperature", TEMPERATURES, 1.0, key=page.key("T"))
+def temperature_state(u: np.ndarray, T: float) -> tuple[np.ndarray, float, list[kit.Check]]:
+    """p = softmax(u / T), its entropy H and the checks that hold at T."""
     p = sm.softmax(u, T)
-    k = int(np.argmax(p))
-    labels = [f"u{i + 1} = {x:g}" for i, x in enumerate(u)]
-    grid = np.geomspace(TEMPERATURES[0], TEMPERATURES[-1], 80)
-    curve = sm.entropy(sm.softmax(u[None, :] / grid[:, None]))
     H, ln_n = float(sm.entropy(p)), float(np.log(len(u)))
-    page.chart(
-        figs.temperature_figure(
-            labels,
-            p,
-            grid,
-            curve,
-            T,
-            H,
-            ln_n,
-            titles=(page.tr("probs_title"), page.tr("entropy_title")),
-            y_titles=(page.tr("probability"), page.tr("entropy_axis")),
-            x_title=page.tr("T_axis"),
-            names=("p", page.tr("argmax_limit"), "H(T)", page.tr("current_T")),
-            line_labels=(page.tr("uniform_limit"), "ln n"),
-            zero_limit=sm.zero_temperature_limit(u),
-        ),
-        "probs_chart",
-    )
-    terms = [f"e^{{{x:g}/{T:g}}}" for x in u]
-    denom = " + ".join(terms) if len(terms) <= 4 else f"{terms[0]} + \\cdots + {terms[-1]}"
     shifted = sm.softmax(u + 1000.0, T)
-    values = ",\\ ".join(f"{x:.4f}" for x in p)
-    page.formula(
-        "temperature",
-        T=f"{T:g}",
-        values=values,
-        k=k + 1,
-        term=terms[k],
-        denom=denom,
-        pk=f"{p[k]:.4f}",
-        H=f"{H:.4f}",
-        n=len(u),
-        ln_n=f"{ln_n:.4f}",
-        checks=[
+    return (
+        p,
+        H,
+        [
             kit.Check(page.tr("check_sum"), abs(p.sum() - 1) < 1e-12, f"{p.sum():.12f}"),
             kit.Check(page.tr("check_entropy"), -1e-12 <= H <= ln_n + 1e-12),
             kit.Check(
@@ -94,8 +59,65 @@ def temperature_view(u: np.ndarray) -> None:
                 np.allclose(shifted, p, rtol=1e-9, atol=1e-12),
                 f"max |Δ| = {np.abs(shifted - p).max():.1e}",
             ),
-            kit.Check(page.tr("check_argmax"), int(np.argmax(u)) == k),
+            kit.Check(page.tr("check_argmax"), int(np.argmax(u)) == int(np.argmax(p))),
         ],
+    )
+
+
+@kit.fragment
+def temperature_view(u: np.ndarray) -> None:
+    """The live T slider: every temperature of the grid computed here, drawn in the browser
+    (ui.live); the formula below follows once the slider settles (a rerun of this part)."""
+    T = live.current(page.key("T"), TEMPERATURES, 1.0)
+    labels = [f"u{i + 1} = {x:g}" for i, x in enumerate(u)]
+    grid = np.geomspace(TEMPERATURES[0], TEMPERATURES[-1], 80)
+    curve = sm.entropy(sm.softmax(u[None, :] / grid[:, None]))
+    ln_n, n = float(np.log(len(u))), len(u)
+    states = []
+    for t in TEMPERATURES:
+        p_t, H_t, checks_t = temperature_state(u, t)
+        k_t = int(np.argmax(p_t))
+        numbers = [
+            ("T", f"{t:g}"),
+            ("p", "(" + ", ".join(f"{x:.4f}" for x in p_t) + ")"),
+            (f"p{tex.sub(k_t + 1)}", f"{p_t[k_t]:.4f}"),
+            ("H(p)", f"{H_t:.4f} ≤ ln {n} = {ln_n:.4f}"),
+        ]
+        updates = figs.temperature_updates(p_t, t, H_t)
+        states.append(live.State(t, f"{t:g}", updates, numbers, checks_t))
+    p, H, _ = temperature_state(u, T)
+    k = int(np.argmax(p))
+    fig = figs.temperature_figure(
+        labels,
+        p,
+        grid,
+        curve,
+        T,
+        H,
+        ln_n,
+        titles=(page.tr("probs_title"), page.tr("entropy_title")),
+        y_titles=(page.tr("probability"), page.tr("entropy_axis")),
+        x_title=page.tr("T_axis"),
+        names=("p", page.tr("argmax_limit"), "H(T)", page.tr("current_T")),
+        line_labels=(page.tr("uniform_limit"), "ln n"),
+        zero_limit=sm.zero_temperature_limit(u),
+    )
+    live.slider(
+        page.tr("temperature"), page.key("T"), states, T, fig, chart_key=page.key("probs_chart")
+    )
+    terms = [f"e^{{{x:g}/{T:g}}}" for x in u]
+    denom = " + ".join(terms) if len(terms) <= 4 else f"{terms[0]} + \\cdots + {terms[-1]}"
+    page.formula(
+        "temperature",
+        T=f"{T:g}",
+        values=",\\ ".join(f"{x:.4f}" for x in p),
+        k=k + 1,
+        term=terms[k],
+        denom=denom,
+        pk=f"{p[k]:.4f}",
+        H=f"{H:.4f}",
+        n=n,
+        ln_n=f"{ln_n:.4f}",
     )
 
 

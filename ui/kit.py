@@ -110,6 +110,12 @@ def chart(fig: go.Figure, key: str) -> None:
     st.session_state[_LAST_CHART] = time.monotonic()  # what follows lets this chart go first
 
 
+def keep_chart(fig: go.Figure, key: str) -> None:
+    """Keep a chart drawn by something else than :func:`chart` (``ui.live``) for "data &
+    export" and the handout, as :func:`chart` does."""
+    _figures()[key] = fig
+
+
 @dataclass(frozen=True)
 class Check:
     """An invariant checked live: ``label`` shown with ✓ when ``ok`` else ✗ and ``detail``."""

@@ -26,21 +26,40 @@ _PENDING = "_url_state_pending"
 _LIVE = "_url_state_live"
 
 
-def _seed(key: str, default: V, decode: Callable[[str], V]) -> None:
+def _seed(key: str, default: V, decode: Callable[[str], V], param: str | None = None) -> None:
+    """Seed ``st.session_state[key]`` from ``?<param>=`` (``param`` defaults to ``key``)."""
     if key in st.session_state:
         return
-    raw = st.query_params.get(key)
+    param = param or key
+    raw = st.query_params.get(param)
     value = default
     if raw is not None:
         try:
             value = decode(raw)
         except (ValueError, TypeError):
-            st.session_state.setdefault(_NOTICES, []).append(key)
+            st.session_state.setdefault(_NOTICES, []).append(param)
     st.session_state[key] = value
 
 
 def _publish(key: str, encode: Callable[[Any], str]) -> None:
     st.session_state.setdefault(_PENDING, {})[key] = encode(st.session_state[key])
+
+
+def seed(store: str, param: str, default: V, decode: Callable[[str], V]) -> V:
+    """A value kept under ``store`` in the session and named ``param`` in the URL.
+
+    For a control that is not a Streamlit widget keyed by its URL name (``ui.live``: the
+    component's own state lives under ``param``). Seeded once per session like the widgets
+    (a bad value falls back to ``default`` with the usual notice); publish it with
+    :func:`publish`.
+    """
+    _seed(store, default, decode, param)
+    return st.session_state[store]
+
+
+def publish(param: str, text: str) -> None:
+    """Queue ``?<param>=<text>`` for the URL (written by :func:`flush` with the widgets')."""
+    st.session_state.setdefault(_PENDING, {})[param] = text
 
 
 def flush() -> None:

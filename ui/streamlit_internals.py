@@ -9,14 +9,27 @@ them, so a Streamlit bump is a deliberate, checked step rather than a silent bre
   ``app.py`` (no page config, no navigation). :func:`ui.boot.require_entrypoint` uses it.
 - ``MESSAGE_FLUSH_INTERVAL_SECS``: how often the server sends queued messages; the page kit
   lets a chart go that much ahead of a formula (see :func:`ui.kit.chart`).
+- The components-v2 manager of the running server (``Runtime.instance().
+  bidi_component_registry``) and its manifest types: Streamlit serves a component's files
+  (``/_stcore/bidi-components/<name>/<file>``) only for a component declared by an installed
+  package's ``pyproject.toml``; :func:`serve_component_files` declares one for a folder of
+  ours at run time (``ui.live``: its script, and plotly.js from the installed plotly).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.runtime_util import MESSAGE_FLUSH_INTERVAL_SECS
 
-__all__ = ["MESSAGE_FLUSH_INTERVAL_SECS", "legacy_pages_mode", "leave_legacy_pages_mode"]
+__all__ = [
+    "MESSAGE_FLUSH_INTERVAL_SECS",
+    "legacy_pages_mode",
+    "leave_legacy_pages_mode",
+    "serve_component_files",
+]
 
 
 def legacy_pages_mode() -> bool:
@@ -27,3 +40,21 @@ def legacy_pages_mode() -> bool:
 def leave_legacy_pages_mode() -> None:
     """Make the process route every page through ``app.py``'s ``st.navigation``."""
     PagesManager.uses_pages_directory = False
+
+
+def serve_component_files(package: str, name: str, root: Path, folder: str) -> Any | None:
+    """Serve ``root/folder`` as the files of component ``<package>.<name>``; return the
+    running server's component manager (``None`` outside a server run, e.g. no runtime).
+
+    Idempotent: a name already declared keeps its folder.
+    """
+    from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
+    from streamlit.runtime import Runtime
+
+    if not Runtime.exists():
+        return None
+    manager = Runtime.instance().bidi_component_registry
+    if manager.get_component_asset_root(f"{package}.{name}") is None:
+        manifest = ComponentManifest(package, "1", [ComponentConfig(name, asset_dir=folder)])
+        manager.register_from_manifest(manifest, root)
+    return manager

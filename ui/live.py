@@ -1,0 +1,239 @@
+"""A control over a few precomputed states that redraws in the browser (issue 21).
+
+Where a control only picks one of a small set of states (a temperature grid, a query row,
+a step t), the server computes every state once, and a Streamlit component (components v2,
+``ui/live/live.js``) draws the chart and the state's numbers with no server round trip: an
+arrow key on its slider swaps in that state's trace data (``Plotly.react``) and its block
+of numbers, in the same frame. The browser never computes anything: every number it shows
+was computed here, by ``core``.
+
+When the slider settles (``SETTLE_MS`` after the last step) the component reports the
+state's value; the rerun that follows updates the session, the rest of the part (e.g. the
+KaTeX formula) and the URL (``?<key>=``, as a select-slider's), and the component keeps its
+chart: same data, nothing is drawn again.
+
+Plotly.js comes from the installed plotly package (``plotly/package_data/plotly.min.js``),
+served by this Streamlit server; nothing is fetched from anywhere else.
+
+>>> T = live.current(page.key("T"), TEMPERATURES, 1.0)              # doctest: +SKIP
+>>> states = [live.State(t, f"{t:g}", figs.temperature_updates(...), numbers, checks)
+...           for t in TEMPERATURES]                                  # doctest: +SKIP
+>>> live.slider(page.tr("temperature"), page.key("T"), states, T, fig,
+...             chart_key=page.key("probs_chart"))                    # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import html
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import plotly
+import plotly.graph_objects as go
+import streamlit as st
+from streamlit.components.v2 import component
+
+from ui import kit, state
+from ui.streamlit_internals import serve_component_files
+
+PACKAGE = "adlab"
+NAME = f"{PACKAGE}.live"  # ui/live/: live.js, live.css
+PLOTLY = f"{PACKAGE}.plotly"  # plotly/package_data/: plotly.min.js (same version as the figures)
+FOLDER = Path(__file__).with_name("live")
+SETTLE_MS = 250  # report the value this long after the last step (a held arrow key: once)
+_STORE = "_live_value_"  # st.session_state[_STORE + key]: the value (the component owns `key`)
+
+Value = float | int | str
+
+
+@dataclass(frozen=True)
+class State:
+    """One state the control can pick.
+
+    Attributes:
+        value: what the URL holds (``?<key>=``) and what :func:`slider` returns.
+        label: the value as the slider shows and announces it (``aria-valuetext``).
+        traces: trace index → the properties of that trace in this state (only what changes:
+            e.g. ``{0: {"y": p}, 3: {"x": [T], "y": [H]}}``); every state patches the same.
+        numbers: (name, value) pairs shown under the chart, e.g. ``("H(p)", "0.4367")``.
+        checks: the invariants checked for this state, shown as badges.
+    """
+
+    value: Value
+    label: str
+    traces: Mapping[int, Mapping[str, Any]]
+    numbers: Sequence[tuple[str, str]] = ()
+    checks: Sequence[kit.Check] = ()
+
+
+def encode(value: Value) -> str:
+    """A value as the URL writes it (floats as a select-slider's: 6 significant digits)."""
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def decode(raw: object, options: Sequence[Value]) -> Value:
+    """The option ``raw`` names (a URL string or a value the browser reported).
+
+    Raises:
+        ValueError: ``raw`` is none of the options.
+    """
+    for option in options:
+        if isinstance(option, str):
+            if raw == option:
+                return option
+            continue
+        try:
+            x = float(raw)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            continue
+        if abs(option - x) <= 1e-9 * max(1.0, abs(x)):
+            return option
+    raise ValueError(f"not one of the options: {raw!r}")
+
+
+def current(key: str, options: Sequence[Value], default: Value) -> Value:
+    """The control's value: the last one the browser reported, else the link's
+    (``?<key>=``; a bad one falls back to ``default`` with the usual notice)."""
+    store = _STORE + key
+    value = state.seed(store, key, default, lambda raw: decode(raw, options))
+    if value not in options:  # the options moved: the nearest one
+        value = min(options, key=lambda o: (abs(o - value), o)) if _numeric(options) else default
+        st.session_state[store] = value
+    return value
+
+
+def _numeric(options: Sequence[Value]) -> bool:
+    return all(isinstance(o, int | float) for o in options)
+
+
+def _take_reported(key: str, options: tuple[Value, ...]) -> None:
+    """Callback: the browser reported a value; keep it if it is one of the options."""
+    reported = (st.session_state.get(key) or {}).get("value")
+    with contextlib.suppress(ValueError):  # not one of ours: keep the value we have
+        st.session_state[_STORE + key] = decode(reported, options)
+
+
+def _badges(checks: Sequence[kit.Check]) -> str:
+    out = []
+    for c in checks:
+        text = html.escape(f"{c.label}{' — ' + c.detail if c.detail else ''}")
+        mark, kind = ("✓", "ok") if c.ok else ("✗", "bad")
+        out.append(f'<span class="live-badge live-{kind}">{mark} {text}</span>')
+    return "".join(out)
+
+
+def numbers_html(s: State) -> str:
+    """The state's block of numbers and badges (every piece escaped)."""
+    nums = "".join(
+        f'<span class="live-num"><span class="live-name">{html.escape(name)}</span> = '
+        f"<b>{html.escape(value)}</b></span>"
+        for name, value in s.numbers
+    )
+    return f'<div class="live-nums">{nums}</div><div class="live-badges">{_badges(s.checks)}</div>'
+
+
+def _round(x: Any) -> Any:
+    """Trace data as JSON with 7 significant digits (the hover shows 6): a smaller payload."""
+    if isinstance(x, float):
+        return float(f"{x:.7g}")
+    if isinstance(x, list | tuple):
+        return [_round(v) for v in x]
+    if hasattr(x, "tolist"):
+        return _round(x.tolist())
+    return x
+
+
+def pack(
+    label: str,
+    states: Sequence[State],
+    value: Value,
+    figure: go.Figure,
+    *,
+    chart_key: str,
+    config: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The component's data: the figure once, each state's changing traces and numbers.
+
+    The figure's traces that the states patch take the first state's data, so the payload
+    does not depend on ``value`` except for ``index``: a rerun that only moves the value
+    leaves ``digest`` as it was, and the browser keeps its chart.
+    """
+    if not states:
+        raise ValueError("a live control needs at least one state")
+    values = [s.value for s in states]
+    if value not in values:
+        raise ValueError(f"{value!r} is not one of the states")
+    spec = figure.to_plotly_json()
+    data = [dict(t) for t in spec["data"]]
+    for i, props in states[0].traces.items():
+        data[i].update(props)
+    packed_states = [
+        {
+            "value": s.value,
+            "label": s.label,
+            "traces": [
+                [i, {k: _round(v) for k, v in props.items()}] for i, props in s.traces.items()
+            ],
+            "html": numbers_html(s),
+        }
+        for s in states
+    ]
+    body = {
+        "label": label,
+        "chartKey": chart_key,
+        "figure": {"data": _jsonable(data), "layout": _jsonable(spec["layout"])},
+        "config": dict(config or kit.PLOTLY_CONFIG),
+        "states": packed_states,
+        "settleMs": SETTLE_MS,
+    }
+    digest = hashlib.sha1(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
+    return {**body, "digest": digest, "index": values.index(value)}
+
+
+def _jsonable(x: Any) -> Any:
+    """Plotly's JSON (numpy arrays as lists) back as plain Python."""
+    return json.loads(plotly.io.json.to_json_plotly(x))
+
+
+@functools.lru_cache(maxsize=4)
+def _component(manager: Any) -> Any:
+    """The component, registered once per server (an AppTest run has a server of its own)."""
+    serve_component_files(PACKAGE, "plotly", Path(plotly.__file__).parent, "package_data")
+    return component(NAME, js="live.js", css="live.css", isolate_styles=False)
+
+
+def slider(
+    label: str,
+    key: str,
+    states: Sequence[State],
+    value: Value,
+    figure: go.Figure,
+    *,
+    chart_key: str,
+) -> Value:
+    """Draw the live control (slider, chart, numbers) at ``value`` and queue it for the URL.
+
+    ``value`` is :func:`current`'s; ``figure`` is the chart at that value (kept for "data &
+    export"); the states patch its traces. The component's element has the key ``key``
+    (``.st-key-<key>``, its slider inside) and the chart the class ``st-key-<chart_key>``,
+    as a ``st.plotly_chart`` with that key would, so the browser tests and the benchmark
+    find both. Returns ``value``.
+    """
+    options = tuple(s.value for s in states)
+    data = pack(label, states, value, figure, chart_key=chart_key)
+    manager = serve_component_files(PACKAGE, "live", FOLDER.parent, FOLDER.name)
+    if manager is not None:  # a server run (AppTest included): mount the component
+        _component(manager)(
+            key=key,
+            data=data,
+            on_value_change=functools.partial(_take_reported, key, options),
+        )
+    kit.keep_chart(figure, chart_key)
+    state.publish(key, encode(value))
+    return value

@@ -1,0 +1,165 @@
+// The live control of ui/live.py: a slider over precomputed states that redraws the chart
+// and the numbers in the browser, and reports the value to the server once it settles.
+// Nothing here computes: every number comes from the server, per state.
+
+const PLOTLY_URL = new URL('../adlab.plotly/plotly.min.js', import.meta.url).href;
+let plotlyLoading = null;
+
+function loadPlotly() {
+  if (window.Plotly) return Promise.resolve(window.Plotly);
+  if (!plotlyLoading) {
+    plotlyLoading = new Promise((resolve, reject) => {
+      const script = document.createElement('script');
+      script.src = PLOTLY_URL;
+      script.async = true;
+      script.onload = () => resolve(window.Plotly);
+      script.onerror = () => {
+        plotlyLoading = null;
+        reject(new Error(`could not load ${PLOTLY_URL}`));
+      };
+      document.head.appendChild(script);
+    });
+  }
+  return plotlyLoading;
+}
+
+let counter = 0;
+
+const rootEnds = (root) => root.querySelectorAll('.live-ends span');
+
+function build(parent) {
+  const id = `adlab-live-${++counter}`;
+  const root = document.createElement('div');
+  root.className = 'adlab-live';
+  root.dataset.live = '1';
+  root.dataset.pending = '0';
+  root.innerHTML = `
+    <div class="live-control">
+      <div class="live-head">
+        <label class="live-label" for="${id}"></label>
+        <output class="live-value" for="${id}"></output>
+      </div>
+      <input class="live-range" id="${id}" type="range" min="0" step="1" value="0">
+      <div class="live-ends" aria-hidden="true"><span></span><span></span></div>
+    </div>
+    <div class="live-chart"><div class="live-plot"></div></div>
+    <div class="live-numbers" aria-live="polite"></div>`;
+  parent.appendChild(root);
+  return root;
+}
+
+class Live {
+  constructor(root) {
+    this.root = root;
+    this.input = root.querySelector('.live-range');
+    this.labelEl = root.querySelector('.live-label');
+    this.output = root.querySelector('.live-value');
+    this.chart = root.querySelector('.live-chart');
+    this.plot = root.querySelector('.live-plot');
+    this.numbers = root.querySelector('.live-numbers');
+    this.data = null;
+    this.digest = null;
+    this.index = null; // the state shown
+    this.serverIndex = null; // the state the server last sent
+    this.reported = null; // the state reported and not yet echoed by the server
+    this.timer = null;
+    this.drawn = false;
+    this.input.addEventListener('input', () => {
+      this.show(Number(this.input.value));
+      this.schedule();
+    });
+  }
+
+  // a new payload from the server (first mount, or a rerun)
+  async update(data, setStateValue) {
+    this.setStateValue = setStateValue;
+    const fresh = data.digest !== this.digest;
+    this.serverIndex = data.index;
+    if (this.reported !== null && data.index === this.reported) {
+      this.reported = null; // the server took our value: the rerun changes nothing here
+    }
+    const userBusy = this.timer !== null || this.reported !== null;
+    let index = this.index;
+    if (index === null || (!userBusy && data.index !== index)) index = data.index;
+    index = Math.min(index, data.states.length - 1);
+    this.pendingDone();
+    if (!fresh) {
+      if (index !== this.index) this.show(index);
+      return;
+    }
+    this.data = data;
+    this.digest = data.digest;
+    this.layout = structuredClone(data.figure.layout);
+    this.base = data.figure.data;
+    this.labelEl.textContent = data.label;
+    this.chart.className = `live-chart st-key-${data.chartKey}`;
+    this.input.max = String(data.states.length - 1);
+    const ends = rootEnds(this.root);
+    ends[0].textContent = data.states[0].label;
+    ends[1].textContent = data.states[data.states.length - 1].label;
+    this.drawn = false;
+    this.index = null;
+    const Plotly = await loadPlotly();
+    if (this.digest !== data.digest) return; // a newer payload arrived while loading
+    this.Plotly = Plotly;
+    this.show(index);
+  }
+
+  traces(state) {
+    const traces = this.base.slice();
+    for (const [i, props] of state.traces) traces[i] = { ...traces[i], ...props };
+    return traces;
+  }
+
+  // draw state i: chart, numbers, slider; synchronous, no message to the server
+  show(i) {
+    const state = this.data.states[i];
+    if (!state || !this.Plotly) return;
+    this.index = i;
+    this.input.value = String(i);
+    this.input.setAttribute('aria-valuetext', state.label);
+    this.output.textContent = state.label;
+    const traces = this.traces(state);
+    if (this.drawn) {
+      this.Plotly.react(this.plot, traces, this.layout, this.data.config);
+    } else {
+      this.Plotly.newPlot(this.plot, traces, this.layout, { ...this.data.config, responsive: true });
+      this.drawn = true;
+    }
+    this.numbers.innerHTML = state.html; // built and escaped on the server
+  }
+
+  // report the value once the slider settles (a held arrow key reports once)
+  schedule() {
+    this.root.dataset.pending = '1';
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (this.index === this.serverIndex) {
+        this.reported = null;
+      } else {
+        this.reported = this.index;
+        this.setStateValue('value', this.data.states[this.index].value);
+      }
+      this.pendingDone();
+    }, this.data.settleMs);
+  }
+
+  // the value is where the server has it: nothing pending (the benchmark waits for this)
+  pendingDone() {
+    const pending = this.timer !== null || this.reported !== null;
+    this.root.dataset.pending = pending ? '1' : '0';
+  }
+}
+
+export default function (component) {
+  const { data, parentElement, setStateValue } = component;
+  let root = parentElement.querySelector(':scope > .adlab-live');
+  if (!root) {
+    root = build(parentElement);
+    root.live = new Live(root);
+  }
+  root.live.update(data, setStateValue).catch((err) => {
+    root.querySelector('.live-numbers').textContent = String(err);
+  });
+}
