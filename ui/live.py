@@ -29,6 +29,7 @@ import functools
 import hashlib
 import html
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,7 +93,7 @@ def decode(raw: object, options: Sequence[Value]) -> Value:
             x = float(raw)  # type: ignore[arg-type]
         except (TypeError, ValueError):
             continue
-        if abs(option - x) <= 1e-9 * max(1.0, abs(x)):
+        if math.isfinite(x) and abs(option - x) <= 1e-9 * max(1.0, abs(x)):
             return option
     raise ValueError(f"not one of the options: {raw!r}")
 

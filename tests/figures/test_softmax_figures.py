@@ -118,3 +118,38 @@ def test_house_style_avoids_the_slow_plotly_features():
     lay = layout(title="t", x="x", y="y")
     assert lay["template"] == "none"  # a named template costs ~20 ms and ~6 KB per figure
     assert lay["xaxis"]["automargin"] is False  # automargin doubles the browser's redraw
+
+
+def test_temperature_updates_turn_one_temperature_into_another():
+    """The live control sends only these per T: applied to the figure at one T they give
+    the figure at another (the rest of the figure does not depend on T)."""
+    u = np.array([5.0, 6.0, 7.0])
+
+    def at(T: float):
+        p = sm.softmax(u, T)
+        return p, float(sm.entropy(p))
+
+    def fig(T: float):
+        p, H = at(T)
+        grid = np.geomspace(0.05, 20, 5)
+        return figs.temperature_figure(
+            ["a", "b", "c"],
+            p,
+            grid,
+            np.ones(5),
+            T,
+            H,
+            np.log(3),
+            titles=("p", "H"),
+            y_titles=("p", "H"),
+            x_title="T",
+        ).to_plotly_json()
+
+    start, goal = fig(0.3), fig(5.0)
+    for i, props in figs.temperature_updates(*at(5.0)[:1], 5.0, at(5.0)[1]).items():
+        start["data"][i].update(props)
+    for a, b in zip(start["data"], goal["data"], strict=True):
+        assert {k: np.asarray(v).tolist() for k, v in a.items()} == {
+            k: np.asarray(v).tolist() for k, v in b.items()
+        }
+    assert start["layout"] == goal["layout"]

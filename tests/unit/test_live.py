@@ -1,0 +1,135 @@
+"""ui/live.py's Python side: values in and out of the URL, the packed states, the report."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from figures import softmax as figs
+from ui import kit, live
+
+OPTIONS = (0.05, 0.5, 1.0, 20.0)
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"), [("0.5", 0.5), ("1", 1.0), (1.0, 1.0), (20, 20.0), ("5e-2", 0.05)]
+)
+def test_decode_names_an_option(raw, value):
+    assert live.decode(raw, OPTIONS) == value
+
+
+@pytest.mark.parametrize("raw", ["banana", "0.3", "", None, "nan", "inf", [1.0], {"value": 1}])
+def test_decode_refuses_anything_else(raw):
+    with pytest.raises(ValueError):
+        live.decode(raw, OPTIONS)
+
+
+def test_encode_writes_floats_as_a_select_slider_does():
+    assert [live.encode(x) for x in (0.05, 1.0, 20.0, 0.123456789)] == [
+        "0.05",
+        "1",
+        "20",
+        "0.123457",
+    ]
+    assert live.decode(live.encode(0.05), OPTIONS) == 0.05
+
+
+def _states(temperatures=OPTIONS):
+    u = np.array([5.0, 6.0, 7.0])
+    out = []
+    for t in temperatures:
+        p = np.exp(u / t - (u / t).max())
+        p /= p.sum()
+        H = float(-(p * np.log(p)).sum())
+        out.append(
+            live.State(
+                t,
+                f"{t:g}",
+                figs.temperature_updates(p, t, H),
+                [("T", f"{t:g}"), ("H", f"{H:.4f}")],
+                [kit.Check("sum", True, "1"), kit.Check("<b>", False)],
+            )
+        )
+    return out
+
+
+def _figure(T=1.0):
+    u = np.array([5.0, 6.0, 7.0])
+    p = np.exp(u / T - (u / T).max())
+    p /= p.sum()
+    grid = np.geomspace(0.05, 20, 10)
+    return figs.temperature_figure(
+        ["a", "b", "c"],
+        p,
+        grid,
+        grid * 0,
+        T,
+        0.5,
+        np.log(3),
+        titles=("l", "r"),
+        y_titles=("p", "H"),
+        x_title="T",
+    )
+
+
+def test_pack_sends_only_what_changes_and_does_not_depend_on_the_value():
+    states = _states()
+    a = live.pack("T", states, 0.5, _figure(0.5), chart_key="c")
+    b = live.pack("T", states, 20.0, _figure(20.0), chart_key="c")
+    assert (a["index"], b["index"]) == (1, 3)
+    assert a["digest"] == b["digest"]  # a rerun that only moves the value keeps the chart
+    assert {k: v for k, v in a.items() if k != "index"} == {
+        k: v for k, v in b.items() if k != "index"
+    }
+    first = a["states"][0]
+    assert [i for i, _ in first["traces"]] == [0, 3]  # the bars and the current-T marker
+    assert first["traces"][1][1] == {"x": [0.05], "y": [pytest.approx(0.0, abs=1e-7)]}
+    assert len(a["figure"]["data"]) == 4 and "layout" in a["figure"]
+    json.dumps(a)  # plain JSON for the component
+
+
+def test_pack_follows_new_data():
+    states = _states()
+    other = _states((0.05, 0.5, 1.0, 10.0))
+    a = live.pack("T", states, 1.0, _figure(), chart_key="c")
+    assert live.pack("T", other, 1.0, _figure(), chart_key="c")["digest"] != a["digest"]
+    assert live.pack("Temp", states, 1.0, _figure(), chart_key="c")["digest"] != a["digest"]
+
+
+def test_pack_refuses_a_value_outside_the_states_and_no_states():
+    with pytest.raises(ValueError):
+        live.pack("T", _states(), 0.3, _figure(), chart_key="c")
+    with pytest.raises(ValueError):
+        live.pack("T", [], 1.0, _figure(), chart_key="c")
+
+
+def test_numbers_block_escapes_everything_and_shows_the_checks():
+    state = live.State(1.0, "1", {}, [("<i>x</i>", "1 < 2")], [kit.Check("ok & fine", True, "d")])
+    block = live.numbers_html(state)
+    assert "<i>x</i>" not in block and "&lt;i&gt;x&lt;/i&gt;" in block and "1 &lt; 2" in block
+    assert "✓ ok &amp; fine — d" in block
+    bad = live.numbers_html(live.State(1.0, "1", {}, [], [kit.Check("no", False)]))
+    assert 'live-bad"' in bad and "✗ no" in bad
+
+
+def _report_script() -> None:
+    import streamlit as st
+
+    from ui import live
+
+    live.current("k", (0.5, 1.0), 1.0)
+    st.session_state["k"] = {"value": st.query_params.get("reported", "")}
+    live._take_reported("k", (0.5, 1.0))
+    st.write(f"value={st.session_state['_live_value_k']}")
+
+
+@pytest.mark.parametrize(("reported", "kept"), [("0.5", "0.5"), ("0.3", "1.0"), ("x", "1.0")])
+def test_a_reported_value_is_kept_only_if_it_is_an_option(reported, kept):
+    at = AppTest.from_function(_report_script)
+    at.query_params["reported"] = reported
+    at.run()
+    assert not at.exception
+    assert at.markdown[0].value == f"value={kept}"
