@@ -40,12 +40,22 @@ def test_query_row_figure_has_fixed_axes_and_two_bar_traces():
     assert fig.layout.xaxis2.title.text == "c"
 
 
-def test_head_grid_has_one_heatmap_per_head():
-    w = np.full((6, 4, 4), 0.25)
+def test_head_grid_tiles_every_head_into_one_heatmap_with_gaps():
+    w = np.random.default_rng(0).dirichlet(np.ones(4), size=(6, 4))  # (6 heads, 4, 4)
     fig = figs.head_grid(w, list("abcd"), title="heads", head_title="head {i}")
-    assert [t.type for t in fig.data] == ["heatmap"] * 6
+    (trace,) = fig.data
+    assert trace.type == "heatmap" and trace.hoverongaps is False
+    z = np.asarray(trace.z, dtype=float)
+    assert z.shape == (2 * 5 - 1, 4 * 5 - 1)  # 2 rows of 4 tiles, one gap between tiles
+    for i in range(6):  # head i+1 sits at row i // 4, column i % 4, with the words of a cell
+        r, c = divmod(i, 4)
+        np.testing.assert_array_equal(z[5 * r : 5 * r + 4, 5 * c : 5 * c + 4], w[i])
+        assert list(trace.customdata[5 * r + 1][5 * c + 2]) == ["b", "c"]
+    assert np.isnan(z[4]).all() and np.isnan(z[:, 4]).all()  # the gaps
+    assert np.isnan(z[5:, 10:]).all()  # no heads 7 and 8: empty tiles
     assert [a.text for a in fig.layout.annotations] == [f"head {i}" for i in range(1, 7)]
-    assert sum(bool(t.showscale) for t in fig.data) == 1
+    assert list(fig.layout.xaxis.ticktext) == list("abcd") * 4
+    assert fig.layout.xaxis.tickvals[4] == 5  # the second tile's first key
 
 
 def test_scaling_figure_traces_and_current_markers():
