@@ -8,12 +8,13 @@ import streamlit as st
 
 from core import attention as att
 from figures import attention as figs
-from ui import exercises, kit, tex
+from ui import cache, exercises, kit, tex
 from ui.i18n import t_tex
 
 LENGTHS = [16, 24, 32, 48, 64]
 COST_LENGTHS = [2**k for k in range(6, 15)]  # 64 .. 16384
 COUNTED_UP_TO = 2048  # larger n: allowed pairs extrapolated linearly from the largest counted
+COUNTED_LENGTHS = tuple(m for m in COST_LENGTHS if m <= COUNTED_UP_TO)
 PARAMS = {  # which knobs each pattern uses
     "band": ("width",),
     "dilated": ("width", "dilation"),
@@ -75,8 +76,8 @@ def controls() -> None:
             n = page.select_slider("n", LENGTHS, 32)
         pattern_view(build(n))
     else:
-        counted = [int(build(m).sum()) for m in COST_LENGTHS if m <= COUNTED_UP_TO]
-        cost_view(name, att.extrapolate_pairs(COST_LENGTHS, counted))
+        counted = cache.pair_counts(name, tuple(sorted(params.items())), seed, COUNTED_LENGTHS)
+        cost_view(name, att.extrapolate_pairs(COST_LENGTHS, list(counted)))
 
 
 @kit.fragment

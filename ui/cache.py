@@ -157,3 +157,15 @@ def isab_attention(
     with torch.inference_mode():
         result = isab.explain(torch.from_numpy(X)[None])
     return result.weights_ix[0].numpy(), result.weights_xh[0].numpy()
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def pair_counts(
+    name: str, params: tuple[tuple[str, int], ...], seed: int, lengths: tuple[int, ...]
+) -> tuple[int, ...]:
+    """Allowed pairs of a sparse pattern at each length, counted on its dense mask (up to
+    2048² cells: tens of ms a pattern, so a return to a pattern is a look-up)."""
+    return tuple(
+        int(att.preset_mask(name, n, rng=np.random.default_rng(seed), **dict(params)).sum())  # type: ignore[arg-type]
+        for n in lengths
+    )

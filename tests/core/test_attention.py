@@ -160,6 +160,16 @@ def test_dilated_mask_keeps_every_dilation_th_token_in_the_window():
     np.testing.assert_array_equal(at.dilated_mask(10, 3, 1), at.band_mask(10, 3))
 
 
+@pytest.mark.parametrize("n", [1, 5, 13])
+@pytest.mark.parametrize("width", [0, 1, 3])
+@pytest.mark.parametrize("dilation", [1, 2, 4])
+def test_dilated_mask_is_its_definition_cell_by_cell(n, width, dilation):
+    m = at.dilated_mask(n, width, dilation)
+    for i in range(n):
+        for j in range(n):
+            assert m[i, j] == (abs(i - j) <= width * dilation and (i - j) % dilation == 0)
+
+
 def test_global_random_block_and_presets():
     g = at.global_mask(6, [0, 5])
     assert g[0].all() and g[:, 5].all() and not g[2, 3]
