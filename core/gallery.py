@@ -340,6 +340,33 @@ def compare(
     ]
 
 
+KNOBS: dict[str, tuple[str, ...]] = {
+    "full": (),
+    "band": ("width",),
+    "dilated": ("width", "dilation"),
+    "bigbird": ("width", "n_global", "per_row"),
+    "swin": ("window", "shift"),
+    "sra": ("ratio",),
+    "linear": (),
+    "reformer": ("buckets", "rounds"),
+    "routing": ("clusters",),
+}
+"""The fields of :class:`Settings` each method reads (its mask, FLOPs and dense limit)."""
+
+
+def own_settings(method: str, settings: Settings) -> Settings:
+    """``settings`` with every knob the method does not read back at its default: two
+    settings that differ only in other methods' knobs give one key (one cache entry)."""
+    if method not in KNOBS:
+        raise CoreError(
+            "gallery_method",
+            "unknown method {name}: choose one of {names}",
+            name=method,
+            names=", ".join(METHODS),
+        )
+    return replace(Settings(), **{k: getattr(settings, k) for k in KNOBS[method]})
+
+
 def dense_limit(method: str, side: int, settings: Settings = Settings()) -> Settings:
     """The settings at which ``method`` keeps every pair: it then IS full attention.
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import streamlit as st
 
@@ -34,11 +32,28 @@ page = kit.Page(
 )
 
 
-def shared_controls(with_input: bool = True) -> tuple[int, int, float, g.Settings]:
-    """The input (map side, seed, sharpness) and, folded away, every method's settings.
+KNOB_WIDGETS = {  # name: (kind, options or range, default)
+    "width": ("select", (1, 2, 4, 8, 16, 32, 64), 8),
+    "dilation": ("slider", (1, 4), 2),
+    "n_global": ("slider", (0, 4), 2),
+    "per_row": ("slider", (0, 8), 4),
+    "window": ("select", (2, 4, 8), 4),
+    "shift": ("toggle", (), True),
+    "ratio": ("select", (1, 2, 4, 8), 2),
+    "buckets": ("select", (1, 2, 4, 8, 16, 32), 8),
+    "rounds": ("slider", (1, 4), 2),
+    "clusters": ("slider", (1, 16), 4),
+}
+
+
+def shared_controls(
+    methods: tuple[str, ...] = METHODS, with_input: bool = True
+) -> tuple[int, int, float, g.Settings]:
+    """The input (map side, seed, sharpness) and, folded away, the settings of ``methods``
+    (only those: a knob no method here reads would change nothing on screen).
 
     Without the input (the time view: time does not depend on the numbers): side 0, seed 0,
-    sharpness 1, and no control for them.
+    sharpness 1, and no control for them. Knobs not shown keep their defaults.
     """
     side, sharpness, seed = 0, 1.0, 0
     if with_input:
@@ -49,31 +64,28 @@ def shared_controls(with_input: bool = True) -> tuple[int, int, float, g.Setting
             sharpness = page.select_slider("sharpness", (0.0, 0.5, 1.0, 2.0, 3.0, 4.0), 2.0)
         with cols[2]:
             seed = page.seed()
-    with st.expander(page.tr("settings")):
-        a, b, c = st.columns(3)
-        with a:
-            width = page.select_slider("width", (1, 2, 4, 8, 16, 32, 64), 8)
-            dilation = page.slider("dilation", 1, 4, 2)
-            n_global = page.slider("n_global", 0, 4, 2)
-            per_row = page.slider("per_row", 0, 8, 4)
-        with b:
-            window = page.select_slider("window", (2, 4, 8), 4)
-            shift = page.toggle("shift", True)
-            ratio = page.select_slider("ratio", (1, 2, 4, 8), 2)
-        with c:
-            buckets = page.select_slider("buckets", (1, 2, 4, 8, 16, 32), 8)
-            rounds = page.slider("rounds", 1, 4, 2)
-            clusters = page.slider("clusters", 1, 16, 4)
-    settings = g.Settings(
-        width, dilation, n_global, per_row, window, shift, ratio, buckets, rounds, clusters
-    )
-    return side, seed, float(sharpness), settings
+    shown = [k for k in KNOB_WIDGETS if any(k in g.KNOBS[m] for m in methods)]
+    values: dict[str, int | bool] = {}
+    if shown:
+        with st.expander(page.tr("settings")):
+            cols = st.columns(3)
+            per_col = -(-len(shown) // 3)
+            for n, knob in enumerate(shown):
+                kind, args, default = KNOB_WIDGETS[knob]
+                with cols[n // per_col]:
+                    if kind == "select":
+                        values[knob] = page.select_slider(knob, args, default)
+                    elif kind == "slider":
+                        values[knob] = page.slider(knob, *args, default)
+                    else:
+                        values[knob] = page.toggle(knob, bool(default))
+    return side, seed, float(sharpness), g.Settings(**values)  # type: ignore[arg-type]
 
 
 @page.view("maps")
 def maps() -> None:
-    side, seed, sharpness, settings = shared_controls()
     method = page.selectbox("method", METHODS, "swin")
+    side, seed, sharpness, settings = shared_controls((method,))
     query_maps(side, seed, sharpness, settings, method)
 
 
@@ -180,16 +192,10 @@ def compare() -> None:
 @page.view("time")
 def timing() -> None:
     """The measured time of the methods that run without an N × N matrix, and of full."""
-    *_, settings = shared_controls(with_input=False)
+    *_, settings = shared_controls(TIMED, with_input=False)
     # each method is timed with only its own knobs, so a knob re-times only its method
     # (Swin: window and shift, PVT: ratio); full and linear attention have none
-    default = g.Settings()
-    own = {
-        "full": default,
-        "linear": default,
-        "sra": dataclasses.replace(default, ratio=settings.ratio),
-        "swin": dataclasses.replace(default, window=settings.window, shift=settings.shift),
-    }
+    own = {m: g.own_settings(m, settings) for m in TIMED}
     runs = st.session_state.setdefault(page.key("runs"), 0)
     if st.button(page.tr("again"), key=page.key("again")):
         st.session_state[page.key("runs")] = runs = runs + 1

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from core import gallery as g
 from tests.app.conftest import latex, open_page
 
 PAGE = "attention_gallery.py"
@@ -112,3 +113,23 @@ def test_the_time_view_has_no_input_controls_and_times_each_method_with_its_own_
     assert set(by_method) == {"full", "linear", "sra", "swin"}
     assert by_method["full"] == by_method["linear"] == by_method["swin"] == g.Settings()
     assert by_method["sra"] == g.Settings(ratio=4)
+
+
+@pytest.mark.parametrize(
+    ("query", "knobs"),
+    [
+        ({"attention_gallery_method": "bigbird"}, {"width", "n_global", "per_row"}),
+        ({"attention_gallery_method": "linear"}, set()),
+        ({"attention_gallery_view": "time"}, {"window", "shift", "ratio"}),
+        ({"attention_gallery_view": "compare"}, set(g.Settings.__dataclass_fields__)),
+    ],
+)
+def test_each_view_shows_only_the_knobs_of_the_methods_it_draws(query, knobs):
+    """A knob no method on screen reads would change nothing (bench.controls listed them)."""
+    at = open_page(PAGE, query)
+    assert not at.exception and not at.error
+    keys = {w.key for w in (*at.select_slider, *at.slider, *at.toggle)}
+    shown = {k.removeprefix("attention_gallery_") for k in keys} & set(
+        g.Settings.__dataclass_fields__
+    )
+    assert shown == knobs

@@ -45,6 +45,45 @@ def test_every_method_at_its_dense_limit_is_full_attention(side, seed):
 
 
 @settings(max_examples=25, deadline=None)
+@given(
+    seed=seeds,
+    knobs=st.fixed_dictionaries(
+        {
+            "width": st.sampled_from([1, 2, 4]),
+            "dilation": st.integers(1, 3),
+            "n_global": st.integers(0, 3),
+            "per_row": st.integers(0, 4),
+            "window": st.sampled_from([2, 4]),
+            "shift": st.booleans(),
+            "ratio": st.sampled_from([1, 2, 4]),
+            "buckets": st.sampled_from([1, 2, 4]),
+            "rounds": st.integers(1, 3),
+            "clusters": st.integers(1, 5),
+        }
+    ),
+)
+def test_a_method_reads_only_its_own_knobs(seed, knobs):
+    """KNOBS is complete: a method run with only its own knobs (the rest at their defaults)
+    gives the same output, mask, FLOPs and dense limit as with every knob set."""
+    inp, s = make(4, seed=seed), g.Settings(**knobs)
+    for method in g.METHODS:
+        own = g.own_settings(method, s)
+        a, b = g.run(method, inp, s, seed), g.run(method, inp, own, seed)
+        np.testing.assert_array_equal(a.out, b.out, err_msg=method)
+        assert (a.flops, a.peak) == (b.flops, b.peak), method
+        assert (a.mask is None) == (b.mask is None), method
+        if a.mask is not None:
+            np.testing.assert_array_equal(a.mask, b.mask, err_msg=method)
+        if method != "linear":
+            limit = g.dense_limit(method, 4, s)
+            assert g.own_settings(method, limit) == g.dense_limit(method, 4, own), method
+    assert set(g.KNOBS) == set(g.METHODS)
+    assert {k for ks in g.KNOBS.values() for k in ks} == set(g.Settings.__dataclass_fields__)
+    with pytest.raises(CoreError):
+        g.own_settings("magic", s)
+
+
+@settings(max_examples=25, deadline=None)
 @given(side=sides, seed=seeds)
 def test_rows_are_distributions_and_zero_outside_the_pattern(side, seed):
     inp = make(side, seed=seed)
