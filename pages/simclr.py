@@ -52,7 +52,7 @@ def trained_run(key: cache.Key):  # noqa: ANN201 (core.simclr.TrainingRun: no to
     run = cache.cached_run(key)
     if run is not None:
         return run
-    n, tau = key[0], key[4]
+    n, strength, area, seed, tau, _ = key
     if key == (*DEFAULT, *TRAINED):
         with st.spinner(page.tr("training_now")):
             return cache.train(key)
@@ -65,7 +65,15 @@ def trained_run(key: cache.Key):  # noqa: ANN201 (core.simclr.TrainingRun: no to
 
     return train_on_press(
         page.key("train"),
-        notice=page.tr("not_trained", steps=STEPS, tau=f"{tau:g}", n=n),
+        notice=page.tr(
+            "not_trained",
+            steps=STEPS,
+            tau=f"{tau:g}",
+            n=n,
+            strength=f"{strength:.1f}",
+            area=f"{area:.2f}",
+            seed=seed,
+        ),
         label=page.tr("train", seconds=cache.TRAIN_SECONDS),
         working=page.tr("training_now"),
         train=train,

@@ -4,8 +4,9 @@ A page whose view shows the result of a training run (SimCLR's few steps, the ba
 page's tiny run) keeps its controls fast: moving a control only changes the settings. The
 view then shows the run cached for those settings if there is one, and otherwise
 :func:`train_on_press`: a notice saying what is not trained yet and a "Train (≈ x s)"
-button. The press trains in that same run, with a progress bar (and, if the page gives one,
-a chart of the loss so far), and hands the result back, so the view draws it right away;
+button. The press trains in that same run, the notice still up, with a progress bar in the
+button's place (and, if the page gives one, a chart of the loss so far), and hands the result
+back, so the view draws it right away;
 the cache keeps it for every later rerun and every student with the same settings.
 
 The pattern is ``ui.cache_reverse.offer_training``'s (a training cannot run inside
@@ -47,20 +48,20 @@ def train_on_press(
     A ``ValueError`` from the training (a run that diverges) reaches the page's error
     guard, which says what went wrong; the button is offered again on the next rerun.
     """
-    holder = st.empty()
-    with holder.container():
-        st.info(notice, icon=":material/model_training:")
-        pressed = st.button(label, key=key, icon=":material/play_arrow:", type="primary")
-    if not pressed:
+    # one element a slot: an emptied slot keeps showing its old element while the script
+    # runs, so the button's slot gets the progress bar, and the notice stays up meanwhile
+    notice_slot, button_slot = st.empty(), st.empty()
+    notice_slot.info(notice, icon=":material/model_training:")
+    if not button_slot.button(label, key=key, icon=":material/play_arrow:", type="primary"):
         return None
-    with holder.container():
-        bar, chart = st.progress(0.0, text=working), st.empty()
+    bar, chart = button_slot.progress(0.0, text=working), st.empty()
 
-        def progress(fraction: float, figure: Any = None) -> None:
-            bar.progress(min(max(fraction, 0.0), 1.0), text=working)
-            if figure is not None:
-                chart.plotly_chart(figure, width="stretch", theme=None)
+    def progress(fraction: float, figure: Any = None) -> None:
+        bar.progress(min(max(fraction, 0.0), 1.0), text=working)
+        if figure is not None:
+            chart.plotly_chart(figure, width="stretch", theme=None)
 
-        result = train(progress)
-    holder.empty()
+    result = train(progress)
+    for slot in (notice_slot, button_slot, chart):
+        slot.empty()
     return result

@@ -97,6 +97,7 @@ def test_a_settings_change_never_trains_it_offers_the_button(trainings, key, val
     assert len(trainings) == done, "a slider step trained"
     assert [b.key for b in at.button] == ["simclr_train"]
     assert "\\mathcal{L}_{" not in latex(at)  # no run shown for settings never trained
+    assert str(value) in at.info[0].value  # the notice says what the button would train
 
 
 def test_the_train_tau_offers_the_button_and_pressing_it_trains_once(trainings):
