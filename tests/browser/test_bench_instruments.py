@@ -26,11 +26,29 @@ def test_latency_probe_measures_real_redraws(server, browser):
         assert 0 < step.payload_bytes < 200 * 1024
 
 
+def test_latency_probe_times_the_live_control_in_the_browser(server, browser):
+    """A live step: the chart changes before anything is sent to the server (keydown →
+    redraw in the page), and the step ends once the settled value reached the server (its
+    rerun's bytes are the step's payload)."""
+    steps = latency.measure(
+        f"{server.url}/softmax", "softmax_T", "softmax_probs_chart", 3, warmup=0, browser=browser
+    )
+    for step in steps:
+        assert step.error is None, step.error
+        assert step.latency_ms is not None and step.latency_ms > 0
+        assert step.send_ms is None or step.send_ms > step.latency_ms  # no round trip first
+        assert 0 < step.payload_bytes < 200 * 1024  # the settled value's rerun
+
+
 def test_load_sessions_speak_the_protocol_without_errors(server, tmp_path):
     out = tmp_path / "load.json"
+    # the softmax probe is a live control now (ui/live.py): bench.load speaks Streamlit's
+    # widget protocol, so it drives the Wallis page's select-slider
     argv = [
         "--url",
         server.url,
+        "--page",
+        "wallis",
         "--pid",
         str(server.pid),
         "--sessions",
@@ -57,10 +75,11 @@ def test_load_sessions_speak_the_protocol_without_errors(server, tmp_path):
 
 
 def test_controls_bench_finds_and_steps_every_kind_of_control(server, browser):
-    """bench.controls on the softmax page: a slider, a number input (the seed, shown in the
-    second view) and the view picker (a radio), each found in the browser, calibrated to
-    what it redraws and stepped without an error; the exercise is never a control."""
-    wanted = {"softmax_T", "softmax_seed", "softmax_view", "softmax_ex_guess"}
+    """bench.controls on the softmax page: a live control (T, ui/live.py), a slider, a number
+    input (the seed, shown in the second view) and the view picker (a radio), each found in
+    the browser, calibrated to what it redraws and stepped without an error; the exercise is
+    never a control."""
+    wanted = {"softmax_T", "softmax_d", "softmax_seed", "softmax_view", "softmax_ex_guess"}
     args = SimpleNamespace(steps=2, warmup=0, block=2, controls=wanted)
     bare_target = latency.Target(
         latency.BARE_NAME, f"{server.url}/softmax", "softmax_T", "softmax_probs_chart"
@@ -74,8 +93,8 @@ def test_controls_bench_finds_and_steps_every_kind_of_control(server, browser):
     finally:
         bare.page.context.close()
     kinds = {c.key: c.kind for c in found}
-    assert kinds["softmax_T"] == "slider" and kinds["softmax_view"] == "radio"
-    assert kinds["softmax_seed"] == "number"
+    assert kinds["softmax_T"] == "live" and kinds["softmax_view"] == "radio"
+    assert kinds["softmax_seed"] == "number" and kinds["softmax_d"] == "slider"
     assert not any(c.key.startswith("softmax_ex") for c in found)
     assert [c.view for c in found if c.key == "softmax_view"] == [0]  # the picker once
     by_name = {c.name: c for c in found}

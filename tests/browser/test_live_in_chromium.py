@@ -1,0 +1,111 @@
+"""The live temperature control (ui/live.py) in a real Chromium: an arrow key redraws the
+chart and the numbers in the browser with no message to the server; once the slider settles
+the value reaches the URL and the formula, and that rerun leaves the chart alone; a link opens
+at its value."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlparse
+
+from playwright.sync_api import Page, expect
+
+from bench._latency_js import SEND_HOOK_JS
+from tests.browser.conftest import screenshot, wait_for_app
+
+LIVE = ".st-key-softmax_T .adlab-live"
+SLIDER = f"{LIVE} input[type=range]"
+PLOT = ".st-key-softmax_probs_chart .js-plotly-plot"
+NUMBERS = f"{LIVE} .live-numbers"
+
+# In the page: press-to-redraw bookkeeping. Stamps the keydown, the first change of the
+# chart and of the numbers after it, and counts websocket sends (SEND_HOOK_JS) until then.
+WATCH_JS = """() => {
+  const plot = document.querySelector('.st-key-softmax_probs_chart .js-plotly-plot');
+  const numbers = document.querySelector('.st-key-softmax_T .live-numbers');
+  const w = (window.__liveWatch = {
+    before: plot.innerHTML, numbersBefore: numbers.innerText,
+    down: null, chart: null, numbers: null,
+  });
+  document.addEventListener('keydown', (e) => { if (w.down === null) w.down = e.timeStamp; },
+                            {capture: true, once: true});
+  new MutationObserver(() => {
+    const now = performance.now();
+    if (w.down === null) return;
+    if (w.chart === null && plot.innerHTML !== w.before) w.chart = now;
+    if (w.numbers === null && numbers.innerText !== w.numbersBefore) w.numbers = now;
+  }).observe(document.querySelector('.st-key-softmax_T'),
+             {subtree: true, childList: true, attributes: true, characterData: true});
+}"""
+
+
+def _open(page: Page, url: str, query: str = "") -> None:
+    page.add_init_script(SEND_HOOK_JS)
+    page.goto(f"{url}/softmax{query}")
+    wait_for_app(page)
+    page.wait_for_selector(f"{PLOT} .main-svg")
+    expect(page.locator(LIVE)).to_have_attribute("data-pending", "0")
+
+
+def _query(page: Page) -> dict[str, list[str]]:
+    return parse_qs(urlparse(page.evaluate("location.href")).query)
+
+
+def test_an_arrow_key_redraws_chart_and_numbers_with_no_message_to_the_server(page, server):
+    _open(page, server.url)
+    slider = page.locator(SLIDER)
+    expect(slider).to_have_attribute("aria-valuetext", "1")
+    page.evaluate(WATCH_JS)
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => window.__liveWatch.chart && window.__liveWatch.numbers")
+    watch = page.evaluate("() => window.__liveWatch")
+    sends = page.evaluate("d => window.__latencySends.filter((t) => t >= d)", watch["down"])
+    # nothing went to the server before the chart and the numbers changed
+    assert not [t for t in sends if t <= max(watch["chart"], watch["numbers"])]
+    expect(slider).to_have_attribute("aria-valuetext", "1.1")
+    expect(page.locator(NUMBERS)).to_contain_text("0.6389")  # p₃ at T = 1.1, from core
+    screenshot(page, "softmax-live-step")
+
+
+def test_the_settled_value_reaches_the_url_and_the_formula_and_the_chart_stays(page, server):
+    _open(page, server.url)
+    slider = page.locator(SLIDER)
+    slider.focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowLeft")  # 1 → 0.88 → 0.78 → 0.69
+    expect(slider).to_have_attribute("aria-valuetext", "0.69")
+    page.wait_for_timeout(100)  # the redraw of the last step is done; the report is not sent
+    # from now on the chart must not change: mark its node and count its mutations
+    page.evaluate(
+        """() => {
+          const plot = document.querySelector('.st-key-softmax_probs_chart .js-plotly-plot');
+          plot.__mark = 'kept';
+          window.__chartMutations = 0;
+          new MutationObserver((r) => { window.__chartMutations += r.length; })
+            .observe(plot, {subtree: true, childList: true, attributes: true,
+                            characterData: true});
+        }"""
+    )
+    page.wait_for_function("() => location.search.includes('softmax_T=0.69')")
+    expect(page.locator(LIVE)).to_have_attribute("data-pending", "0")
+    wait_for_app(page)
+    expect(page.locator('[data-testid="stMain"] .katex').first).to_contain_text("0.69")
+    page.wait_for_timeout(300)
+    mark = page.evaluate(f"() => document.querySelector('{PLOT}').__mark")
+    assert mark == "kept"  # the same chart node: not remounted
+    assert page.evaluate("() => window.__chartMutations") == 0
+    assert _query(page)["softmax_T"] == ["0.69"]
+    expect(slider).to_have_attribute("aria-valuetext", "0.69")
+
+
+def test_a_link_opens_at_its_value_and_a_bad_one_falls_back(page, server):
+    _open(page, server.url, "?softmax_T=0.5&softmax_logits=5%2C+6%2C+7")
+    expect(page.locator(SLIDER)).to_have_attribute("aria-valuetext", "0.5")
+    expect(page.locator(NUMBERS)).to_contain_text("0.8668")  # p₃ at T = 0.5
+    expect(page.locator('[data-testid="stMain"] .katex').first).to_contain_text("0.8668")
+    screenshot(page, "softmax-live-link")
+    page.goto(f"{server.url}/softmax?softmax_T=banana")
+    wait_for_app(page)
+    expect(page.locator(SLIDER)).to_have_attribute("aria-valuetext", "1")
+    expect(page.locator('[data-testid="stMain"]')).to_contain_text("softmax_T")  # the notice
+    page.wait_for_function("() => location.search.includes('softmax_T=1')")
