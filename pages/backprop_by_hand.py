@@ -258,12 +258,12 @@ def training() -> None:
 def training_runs(task: str, lr: float, seed: int) -> cb.Runs | None:
     """The runs of these settings if cached; the default's, trained once per server; else
     ``None`` and a "Train" button (a control step only changes settings: it never trains)."""
+    if (task, lr, seed) == DEFAULT:
+        with st.spinner(page.tr("training_now")):
+            return cb.default_runs(task, lr, seed)
     runs = cb.cached_runs(task, lr, seed)
     if runs is not None:
         return runs
-    if (task, lr, seed) == DEFAULT:
-        with st.spinner(page.tr("training_now")):
-            return cb.training_runs(task, lr, seed)
 
     def train(progress: Progress) -> cb.Runs:
         return cb.training_runs(task, lr, seed, lambda done: progress(done, None))

@@ -49,13 +49,13 @@ def the_batch() -> tuple[int, float, float, int]:
 def trained_run(key: cache.Key):  # noqa: ANN201 (core.simclr.TrainingRun: no torch import here)
     """The run of ``key`` if cached; the default run, trained once per server; else ``None``
     and a "Train" button (a control step only changes settings: it never trains)."""
+    if key == (*DEFAULT, *TRAINED):
+        with st.spinner(page.tr("training_now")):
+            return cache.default_run(key)
     run = cache.cached_run(key)
     if run is not None:
         return run
     n, strength, area, seed, tau, _ = key
-    if key == (*DEFAULT, *TRAINED):
-        with st.spinner(page.tr("training_now")):
-            return cache.train(key)
 
     def train(progress: Progress):  # noqa: ANN202 (a TrainingRun)
         def report(done: int, losses: np.ndarray) -> None:

@@ -144,3 +144,10 @@ def training_runs(
     )
     _runs.clear(task, lr, seed)
     return _runs(task, lr, seed, result) or result
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def default_runs(task: str, lr: float, seed: int) -> Runs:
+    """The runs of the page's default settings: trained once per server and never evicted by
+    other settings' runs, so coming back to the defaults never trains in a control's step."""
+    return training_runs(task, lr, seed)

@@ -115,3 +115,10 @@ def train(key: Key, on_progress: Callable[[int, Array], None] | None = None):  #
     )
     _runs.clear(key)
     return _runs(key, run) or run
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def default_run(key: Key):  # noqa: ANN201 (core.simclr.TrainingRun)
+    """The run of the page's default settings: trained once per server and never evicted by
+    other settings' runs, so coming back to the defaults never trains in a control's step."""
+    return train(key)

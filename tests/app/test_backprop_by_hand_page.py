@@ -144,6 +144,17 @@ def trainings(monkeypatch):
     return calls
 
 
+def test_the_default_runs_outlive_the_other_runs_cache(trainings):
+    from ui import cache_backprop as cb
+
+    open_page(PAGE, {"backprop_by_hand_view": "training"})
+    done = len(trainings)  # the default runs, if this process had not trained them yet
+    cb._runs.clear()  # as if a class's other settings had pushed every run out
+    at = open_page(PAGE, {"backprop_by_hand_view": "training"})
+    assert len(trainings) == done and not at.button
+    badges_all_green(at)
+
+
 @pytest.mark.parametrize(
     ("kind", "key", "value"),
     [

@@ -84,6 +84,16 @@ def test_the_default_settings_show_a_trained_run_without_a_button():
     assert "\\mathcal{L}_{10}" in latex(at) and no_red(at)
 
 
+def test_the_default_run_outlives_the_other_runs_cache(trainings):
+    from ui import cache_simclr as cache
+
+    open_page(PAGE, {"simclr_view": "training"})
+    done = len(trainings)  # the default run, if this process had not trained it yet
+    cache._runs.clear()  # as if a class's other settings had pushed every run out
+    at = open_page(PAGE, {"simclr_view": "training"})
+    assert len(trainings) == done and not at.button and "\\mathcal{L}_{60}" in latex(at)
+
+
 @pytest.mark.parametrize(
     ("key", "value"),
     [("simclr_n", 3), ("simclr_strength", 0.9), ("simclr_area", 0.55), ("simclr_seed", 41)],
