@@ -4,10 +4,13 @@ import streamlit as st
 
 from ui import a11y, kit, nav, perf, presenter, state
 from ui.i18n import DEFAULT_LANG, LANGUAGES, current_lang, t
+from ui.registry import ROOT
 
 st.set_page_config(
     page_title=t("app.title"),
-    page_icon=":material/functions:",
+    # a file served by this server: a ":material/...:" icon makes the browser fetch the
+    # favicon from fonts.gstatic.com, and the app must never fetch anything at run time
+    page_icon=str(ROOT / "assets" / "favicon.png"),
     layout="wide",
     initial_sidebar_state="collapsed" if kit.presenting() else "auto",
 )

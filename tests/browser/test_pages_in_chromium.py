@@ -35,6 +35,19 @@ def test_home_lists_the_concepts_and_links_to_ready_pages(page, server):
     wait_for_app(page)
 
 
+def test_the_favicon_comes_from_this_server(page, server):
+    """No fetch at run time: a ":material/...:" page icon made the browser load the favicon
+    from fonts.gstatic.com (Playwright's request events do not show favicon loads)."""
+    for path in ("", PROBED[0].slug):
+        page.goto(f"{server.url}/{path}")
+        wait_for_app(page)
+        icons = page.evaluate("[...document.querySelectorAll('link[rel*=icon]')].map(l => l.href)")
+        assert icons and all(
+            urlparse(href).hostname in ("localhost", "127.0.0.1") or href.startswith("data:")
+            for href in icons
+        ), icons
+
+
 @pytest.mark.parametrize("concept", PROBED, ids=lambda c: c.slug)
 def test_page_loads_and_its_chart_follows_the_slider(page, server, concept):
     slider_key, chart_key = concept.probe
