@@ -6,7 +6,7 @@ other stop, waits for the run to finish, thinks, and repeats until ``--duration`
 rerun times (send of the widget change -> ``script_finished`` of that run), payload bytes per
 rerun, errors by kind and the server's resident memory, and exits 1 if there was any error.
 
-    python -m bench.load                                  # app.py, page softmax, 100 x 60 s
+    python -m bench.load                                  # app.py, attention maps, 100 x 60 s
     python -m bench.load --sessions 20 --duration 30 --script bench/bare_app.py \\
         --slider bare_slider                              # the bare baseline, default config
     python -m bench.load --soak 600 --after 120           # memory stays bounded?
@@ -65,7 +65,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--duration", type=float, default=60.0, help="seconds of load (60)")
     p.add_argument("--think", type=think_range, default=(0.5, 1.5), help="LOW:HIGH s (0.5:1.5)")
     p.add_argument("--ramp", type=float, default=5.0, help="spread session starts over s (5)")
-    p.add_argument("--page", help="URL path of the page (default: softmax; '' with --script)")
+    p.add_argument(
+        "--page", help="URL path of the page (default: attention_maps; '' with --script)"
+    )
     p.add_argument("--slider", help="user key of the slider (default: the page's probe)")
     p.add_argument("--script", help="run this script instead of app.py, with default config")
     p.add_argument("--url", help="target a running server, e.g. http://127.0.0.1:8501")
@@ -94,7 +96,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.url and args.server_arg:
         p.error("--server-arg only applies when bench.load starts the server")
     if args.page is None:
-        args.page = "" if args.script else "softmax"
+        # softmax's probe is a live control (ui/live.py: its value is a component's, not a
+        # slider's); attention maps' query slider reruns a part like most controls do
+        args.page = "" if args.script else "attention_maps"
     if args.slider is None:
         args.slider = default_slider(args.page, p)
     return args

@@ -42,13 +42,11 @@ def test_latency_probe_times_the_live_control_in_the_browser(server, browser):
 
 def test_load_sessions_speak_the_protocol_without_errors(server, tmp_path):
     out = tmp_path / "load.json"
-    # the softmax probe is a live control now (ui/live.py): bench.load speaks Streamlit's
-    # widget protocol, so it drives the Wallis page's select-slider
+    # the default page (attention maps' query slider: softmax's probe is a live control,
+    # ui/live.py, whose value is a component's, which bench.load does not speak)
     argv = [
         "--url",
         server.url,
-        "--page",
-        "wallis",
         "--pid",
         str(server.pid),
         "--sessions",
@@ -70,7 +68,7 @@ def test_load_sessions_speak_the_protocol_without_errors(server, tmp_path):
     assert code == 0, report["errors"]
     assert report["sessions"] == {"started": 3, "loaded": 3, "lost": 0}
     assert report["fragment_reruns"] > 0  # the slider lives in a fragment and is driven as one
-    assert report["target"]["slider_kind"] == "select_slider"
+    assert report["target"]["slider_kind"] == "slider"  # attention maps' query slider
     assert report["rss_samples"], "server memory was sampled"
 
 
