@@ -119,8 +119,10 @@ def temperature_figure(
             "line": dash,
         },
     ]
-    lay["margin"] = {"l": 60, "r": 15, "t": 40, "b": 60}
-    lay["legend"] = {"orientation": "h", "x": 0.0, "y": -0.16, "yanchor": "top"}
+    # the legend goes below the T axis's title (at y = −0.16 it ran into it)
+    lay["height"] = 400
+    lay["margin"] = {"l": 60, "r": 15, "t": 40, "b": 100}
+    lay["legend"] = {"orientation": "h", "x": 0.0, "y": -0.3, "yanchor": "top"}
     data = [
         {
             "type": "bar",
