@@ -85,7 +85,7 @@ def temperature_view(u: np.ndarray) -> None:
         ]
         updates = figs.temperature_updates(p_t, t, H_t)
         states.append(live.State(t, f"{t:g}", updates, numbers, checks_t))
-    p, H, _ = temperature_state(u, T)
+    p, H, checks = temperature_state(u, T)
     k = int(np.argmax(p))
     fig = figs.temperature_figure(
         labels,
@@ -118,6 +118,8 @@ def temperature_view(u: np.ndarray) -> None:
         H=f"{H:.4f}",
         n=n,
         ln_n=f"{ln_n:.4f}",
+        checks=checks,
+        badges_shown=False,  # the live control shows them, following T in the browser
     )
 
 

@@ -150,17 +150,24 @@ def _let_the_chart_go_first() -> None:
         time.sleep(wait)
 
 
-def formula(latex: str, checks: Sequence[Check] = (), caption: str | None = None) -> None:
+def formula(
+    latex: str,
+    checks: Sequence[Check] = (),
+    caption: str | None = None,
+    badges_shown: bool = True,
+) -> None:
     """The formula with today's numbers, and the invariant badges under it.
 
     One Markdown element (KaTeX display math + badges): every element a slider step
     re-renders costs browser time, so the formula and its checks travel together.
+    ``badges_shown=False``: a live control (``ui.live``) draws these badges with its state,
+    following the slider in the browser; they still go to the handout.
     """
     _let_the_chart_go_first()
     body = f"$$\n{latex}\n$$"
     if caption:
         body += f"\n\n*{caption}*"
-    if checks:
+    if checks and badges_shown:
         body += "\n\n" + _badge_line(checks)
     st.markdown(body)
     # kept for the handout under a name that a slider step does not change (digits dropped)
@@ -637,10 +644,15 @@ class Page:
         chart(fig, self.key(name))
 
     def formula(
-        self, name: str, checks: Sequence[Check] = (), caption: str | None = None, **values: Any
+        self,
+        name: str,
+        checks: Sequence[Check] = (),
+        caption: str | None = None,
+        badges_shown: bool = True,
+        **values: Any,
     ) -> None:
         """Template ``name`` of ``assets/formulas/<concept>.tex`` with ``values``, and badges."""
-        formula(formulas.render(self.concept, name, **values), checks, caption)
+        formula(formulas.render(self.concept, name, **values), checks, caption, badges_shown)
 
     def explain(self, section: str) -> None:
         """A section of the concept's explanation."""

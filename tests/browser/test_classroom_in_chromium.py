@@ -40,6 +40,7 @@ def test_the_copied_link_restores_the_view_in_a_fresh_browser(browser, page, ser
     page.goto(f"{server.url}/{concept.slug}")
     wait_for_app(page)
     thumb = page.locator(f".st-key-{slider_key} input[type=range]").first
+    expect(thumb).to_be_enabled()  # a live control (ui.live) takes keys once it has drawn
     start = thumb.input_value()
     in_url = parse_qs(urlparse(page.url).query).get(slider_key, [None])[0]
     thumb.focus()

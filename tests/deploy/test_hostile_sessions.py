@@ -1,8 +1,9 @@
 """A hostile browser does not take the server down for everyone else.
 
-One real ``streamlit run app.py``; a well-behaved session keeps moving its slider while
-another session, speaking the websocket protocol directly (past every frontend check), types
-hostile text into the softmax page and then sends a message over ``server.maxMessageSize``.
+One real ``streamlit run app.py``; a well-behaved session keeps moving a slider (attention
+maps' query) while another session, speaking the websocket protocol directly (past every
+frontend check), types hostile text into the softmax page's logits and then sends a message
+over ``server.maxMessageSize``.
 The hostile text gets ``st.error`` (never a traceback), the big message only costs the
 sender its connection, and the other session is served throughout.
 """
@@ -19,8 +20,9 @@ from bench.server import ROOT, streamlit_server
 from bench.st_protocol import BrowserSession, SessionError, run_in_own_loop, user_key
 from ui.registry import concept
 
-PAGE = "softmax"
+PAGE = "softmax"  # the attacker's: it types logits
 TEXT_KEY = "softmax_logits"
+VICTIM_PAGE = "attention_maps"  # the victim's: it moves the query slider
 TIMEOUT = 90.0
 HOSTILE = [
     "9" * 1_000_000,  # 1 MB; the text box's max_chars (200) is enforced by the server too
@@ -32,10 +34,10 @@ HOSTILE = [
 
 
 class Session(BrowserSession):
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, page: str, slider: str = "") -> None:
+        """A session on ``page``; ``slider`` (a key) if it moves one, "" if it only types."""
         self.errors: list[tuple[str, str]] = []
-        slider, _chart = concept(PAGE).probe
-        super().__init__(url, PAGE, slider, self.record, random.Random(1))
+        super().__init__(url, page, slider, self.record, random.Random(1))
 
     def record(self, kind: str, detail: str) -> None:
         self.errors.append((kind, detail))
@@ -56,7 +58,8 @@ def server(tmp_path_factory):
 
 
 async def _scenario(url: str) -> tuple[list, list, int]:
-    victim, attacker = Session(url), Session(url)
+    victim = Session(url, VICTIM_PAGE, concept(VICTIM_PAGE).probe[0])
+    attacker = Session(url, PAGE)
     try:
         for s in (victim, attacker):
             await s.connect(TIMEOUT)
@@ -72,7 +75,7 @@ async def _scenario(url: str) -> tuple[list, list, int]:
         assert attacker.ws is not None
         with pytest.raises((ConnectionClosed, SessionError)):
             await attacker.ws.send(b"\0" * (51 * 1024 * 1024))
-            await attacker.move_slider(TIMEOUT)
+            await attacker.type_text(TEXT_KEY, "1, 2")
         moves = 0
         for _ in range(3):
             await victim.move_slider(TIMEOUT)

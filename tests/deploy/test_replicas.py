@@ -25,7 +25,7 @@ from bench.st_protocol import MAX_MESSAGE_BYTES, BrowserSession, run_in_own_loop
 from deploy.cluster import COOKIE, run_cluster, run_nginx
 from ui.registry import concept
 
-PAGE = "softmax"
+PAGE = "attention_maps"  # its probe is a Streamlit slider (softmax's T is a live control)
 TIMEOUT = 90.0  # s per page run: generous, the CI machine's two cores are shared
 NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 

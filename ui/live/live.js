@@ -39,7 +39,7 @@ function build(parent) {
         <label class="live-label" for="${id}"></label>
         <output class="live-value" for="${id}"></output>
       </div>
-      <input class="live-range" id="${id}" type="range" min="0" step="1" value="0">
+      <input class="live-range" id="${id}" type="range" min="0" step="1" value="0" disabled>
       <div class="live-ends" aria-hidden="true"><span></span><span></span></div>
     </div>
     <div class="live-chart"><div class="live-plot"></div></div>
@@ -65,6 +65,7 @@ class Live {
     this.timer = null;
     this.drawn = false;
     this.input.addEventListener('input', () => {
+      if (!this.Plotly) return; // not drawn yet (the input is disabled until then)
       this.show(Number(this.input.value));
       this.schedule();
     });
@@ -127,6 +128,7 @@ class Live {
       this.drawn = true;
     }
     this.numbers.innerHTML = state.html; // built and escaped on the server
+    this.input.disabled = false; // a key pressed before the first drawing would be lost
   }
 
   // report the value once the slider settles (a held arrow key reports once)
