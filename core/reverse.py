@@ -221,17 +221,22 @@ def gmm_eps(
     [[0.5, 0.0]]
     """
     x = finite_array(x_t, "x_t", ndim=2)
-    a = alpha_bar_at(_step(t, schedule), schedule)
-    mix = mixture(means, stds, weights)
-    # The samplers call this at every step, so it is gmm_posterior's ε in a faster form:
-    # components along the first axis (K, N), and ‖x − cμ_k‖² = ‖x‖² − 2c x·μ_k + c²‖μ_k‖²,
-    # so no (N, K, d) array is made.  ε = √(1−ᾱ) (x Σ_k w_k − c Σ_k w_k μ_k), w_k = r_k/s_k².
+    return _mixture_eps(
+        x, alpha_bar_at(_step(t, schedule), schedule), mixture(means, stds, weights)
+    )
+
+
+def _mixture_eps(x: Array, a: float, mix: Mixture) -> Array:
+    """E[ε | x_t] at ᾱ_t = a for a checked mixture (the samplers call it at every step).
+
+    gmm_posterior's ε in a faster form: components along the first axis (K, N), and
+    ‖x − cμ_k‖² = ‖x‖² − 2c x·μ_k + c²‖μ_k‖², so no (N, K, d) array is made;
+    ε = √(1−ᾱ) (x Σ_k w_k − c Σ_k w_k μ_k) with w_k = r_k/s_k².
+    """
     N, d = x.shape
-    if mix.means.shape[1] != d:
-        _component_terms(x, a, mix)  # raises its "reverse_dimension" error
     s2 = a * mix.stds**2 + (1.0 - a)  # (K,)
-    if np.any(s2 <= 0):
-        _component_terms(x, a, mix)  # raises its "reverse_point_mass" error
+    if mix.means.shape[1] != d or np.any(s2 <= 0):
+        _component_terms(x, a, mix)  # raises its "reverse_dimension" or "point_mass" error
     c = math.sqrt(a)
     sq = (
         np.einsum("nd,nd->n", x, x)[None, :]
@@ -763,10 +768,11 @@ def gmm_eps_model(
     schedule: Schedule, means: ArrayLike, stds: ArrayLike, weights: ArrayLike
 ) -> EpsModel:
     """The exact ε*(x, t) of a Gaussian mixture as an ``EpsModel`` for :func:`sample`."""
-    mix = mixture(means, stds, weights)
+    mix = mixture(means, stds, weights)  # checked once, not at every step
 
     def eps_star(x: Array, t: int) -> Array:
-        return gmm_eps(x, t, schedule, mix.means, mix.stds, mix.weights)
+        x = finite_array(x, "x_t", ndim=2)
+        return _mixture_eps(x, alpha_bar_at(_step(t, schedule), schedule), mix)
 
     return eps_star
 

@@ -133,3 +133,27 @@ def test_each_view_shows_only_the_knobs_of_the_methods_it_draws(query, knobs):
         g.Settings.__dataclass_fields__
     )
     assert shown == knobs
+
+
+def test_the_compare_view_scores_are_core_compare_and_a_knob_rescores_one_method(monkeypatch):
+    """The cached per-method scores are gallery.compare's numbers; after a change of Reformer's
+    buckets only Reformer runs again (the other methods' entries are keyed on their knobs)."""
+    from ui import cache_gallery
+
+    settings = g.Settings(width=4, buckets=4, clusters=3)
+    got = cache_gallery.scores(8, 3, 2.0, settings)
+    want = g.compare(cache_gallery.shared_input(8, 3, 2.0), settings, 3)
+    assert [s.method for s in got] == list(g.METHODS)
+    for a, b in zip(got, want, strict=True):
+        assert (a.error, a.kept_mass, a.recall, a.flops, a.peak) == (
+            b.error,
+            b.kept_mass,
+            b.recall,
+            b.flops,
+            b.peak,
+        ), a.method
+    ran = []
+    real = g.run
+    monkeypatch.setattr(g, "run", lambda m, *a, **k: ran.append(m) or real(m, *a, **k))
+    cache_gallery.scores(8, 3, 2.0, g.Settings(width=4, buckets=8, clusters=3))
+    assert ran == ["reformer"]
