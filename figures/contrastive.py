@@ -540,24 +540,8 @@ def training_figure(
             "line": {"color": GREY, "width": 1.5, "dash": "solid"},
             "hovertemplate": "step %{x}: L = %{y:.4f}<extra></extra>",
         },
-        {
-            "type": "scatter",
-            "x": x,
-            "y": _list(fixed_losses),
-            "mode": "lines",
-            "name": names[1],
-            "line": {"color": BLUE, "width": 3, "dash": "solid"},
-            "hovertemplate": "step %{x}: L = %{y:.4f}<extra></extra>",
-        },
-        {
-            "type": "scatter",
-            "x": [0, steps],
-            "y": [chance, chance],
-            "mode": "lines",
-            "name": names[2],
-            "line": {"color": VERMILLION, "dash": "dash"},
-            "hovertemplate": "ln(2N − 1) = %{y:.4f}<extra></extra>",
-        },
+        _fixed_loss_trace(x, fixed_losses, names[1]),
+        _chance_trace(steps, chance, names[2]),
         {
             "type": "scatter",
             "x": [0, steps],
@@ -643,23 +627,33 @@ def progress_figure(
         yaxis={"range": [0, top]},
     )
     data = [
-        {
-            "type": "scatter",
-            "x": list(range(len(losses))),
-            "y": _list(losses),
-            "mode": "lines",
-            "name": names[0],
-            "line": {"color": BLUE, "width": 3, "dash": "solid"},
-            "hovertemplate": "step %{x}: L = %{y:.4f}<extra></extra>",
-        },
-        {
-            "type": "scatter",
-            "x": [0, steps],
-            "y": [chance, chance],
-            "mode": "lines",
-            "name": names[1],
-            "line": {"color": VERMILLION, "dash": "dash"},
-            "hovertemplate": "ln(2N − 1) = %{y:.4f}<extra></extra>",
-        },
+        _fixed_loss_trace(list(range(len(losses))), losses, names[0]),
+        _chance_trace(steps, chance, names[1]),
     ]
     return figure(data, lay)
+
+
+def _fixed_loss_trace(x: Any, losses: Array, name: str) -> dict[str, Any]:
+    """The loss of the fixed draw of views, step by step (the training and progress charts)."""
+    return {
+        "type": "scatter",
+        "x": x,
+        "y": _list(losses),
+        "mode": "lines",
+        "name": name,
+        "line": {"color": BLUE, "width": 3, "dash": "solid"},
+        "hovertemplate": "step %{x}: L = %{y:.4f}<extra></extra>",
+    }
+
+
+def _chance_trace(steps: int, chance: float, name: str) -> dict[str, Any]:
+    """Chance level ln(2N − 1) across the run's steps 0 … ``steps``."""
+    return {
+        "type": "scatter",
+        "x": [0, steps],
+        "y": [chance, chance],
+        "mode": "lines",
+        "name": name,
+        "line": {"color": VERMILLION, "dash": "dash"},
+        "hovertemplate": "ln(2N − 1) = %{y:.4f}<extra></extra>",
+    }
