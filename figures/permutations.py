@@ -74,20 +74,20 @@ def wiring_diagram(
         "yanchor": "bottom",
     }
     fig = go.Figure(layout=lay)
-    sx, sy = [], []
-    for i in range(1, n + 1):
-        sx += [i, p[i - 1], None]
-        sy += [1, 0, None]
+    moving = wiring_traces(p, pairs)
+    sy = [1, 0, None] * n
     fig.add_scatter(
-        x=sx, y=sy, mode="lines", name=names[0], line={"color": BLUE, "width": 2}, hoverinfo="skip"
+        **moving[0],
+        y=sy,
+        mode="lines",
+        name=names[0],
+        line={"color": BLUE, "width": 2},
+        hoverinfo="skip",
     )
-    cx, cy = crossings(p, pairs)
     fig.add_scatter(
-        x=cx,
-        y=cy,
+        **moving[1],
         mode="markers",
         name=names[1],
-        customdata=[list(ij) for ij in pairs],
         marker={"size": 11, "color": VERMILLION, "line": {"color": "black", "width": 1}},
         hovertemplate="(%{customdata[0]}, %{customdata[1]})<extra></extra>",
     )
@@ -104,6 +104,16 @@ def wiring_diagram(
         showlegend=False,
     )
     return fig
+
+
+def wiring_traces(p: Sequence[int], pairs: Sequence[tuple[int, int]]) -> dict[int, dict]:
+    """What changes between two permutations of the same n in :func:`wiring_diagram`:
+    trace 0's strand ends and trace 1's crossings (a ``ui.live`` state patches these)."""
+    sx: list = []
+    for i in range(1, len(p) + 1):
+        sx += [i, p[i - 1], None]
+    cx, cy = crossings(p, pairs)
+    return {0: {"x": sx}, 1: {"x": cx, "y": cy, "customdata": [list(ij) for ij in pairs]}}
 
 
 def matrices_figure(

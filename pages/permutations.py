@@ -11,7 +11,7 @@ import sympy
 
 from core import permutations as pm
 from figures import permutations as figs
-from ui import exercises, kit
+from ui import exercises, kit, live
 
 MAX_LISTED = 12  # inversions written out in the formula; the picture shows all of them
 
@@ -47,35 +47,72 @@ def pm_sign(s: int) -> str:
     return "+1" if s > 0 else "-1"
 
 
-@kit.fragment
-def sign_view(sigma: tuple[int, ...]) -> None:
-    """The power slider and everything about ρ = σᵏ (reruns alone on each step)."""
-    k = page.slider("k", -12, 12, 1)  # σ⁰ = id, σ⁻ᵏ = (σ⁻¹)ᵏ
+POWERS = tuple(range(-12, 13))  # σ⁰ = id, σ⁻ᵏ = (σ⁻¹)ᵏ
+
+
+def power_checks(sigma: tuple[int, ...], k: int) -> tuple[tuple[int, ...], list, list[kit.Check]]:
+    """ρ = σᵏ, its inversions and the live checks: three signs agree, sgn(σᵏ) = sgn(σ)ᵏ,
+    σᵏ ∘ σ⁻ᵏ = id, the transpositions multiply back to ρ, one crossing per inversion."""
     rho = pm.power(sigma, k)
     inv = pm.inversions(rho)
+    trans = pm.transpositions(rho)
+    n = len(rho)
+    s_inv, s_cyc, s_diff = pm.sign(rho), pm.sign_by_cycles(rho), pm.sign_by_difference_product(rho)
+    product = reduce(
+        pm.compose, [pm.transposition(n, a, b) for a, b in trans], tuple(range(1, n + 1))
+    )
+    back = pm.compose(rho, pm.power(sigma, -k))  # σᵏ ∘ σ⁻ᵏ = id for every k
+    checks = [
+        kit.Check(
+            page.tr("check_agree"),
+            s_inv == s_cyc == s_diff,
+            f"{pm_sign(s_inv)}, {pm_sign(s_cyc)}, {pm_sign(s_diff)}",
+        ),
+        kit.Check(page.tr("check_power"), s_inv == pm.sign(sigma) ** k),
+        kit.Check(page.tr("check_negative"), back == tuple(range(1, n + 1)), f"k = {k}"),
+        kit.Check(
+            page.tr("check_transpositions"),
+            product == rho,
+            page.tr("n_transpositions", k=len(trans)),
+        ),
+        kit.Check(
+            page.tr("check_crossings"),
+            len(figs.crossings(rho, inv)[0]) == len(inv),
+            str(len(inv)),
+        ),
+    ]
+    return rho, inv, checks
+
+
+@kit.fragment
+def sign_view(sigma: tuple[int, ...]) -> None:
+    """The power k as a live control (ui.live): every power of σ is computed here and
+    redrawn in the browser; the formula follows once the slider settles."""
+    k = live.current(page.key("k"), POWERS, 1)
+    names = (page.tr("strands"), page.tr("crossing"), "1 … n")
+    states = []
+    for j in POWERS:
+        rho_j, inv_j, checks_j = power_checks(sigma, j)
+        numbers = [
+            ("k", str(j)),
+            ("σᵏ", pm.cycle_notation(rho_j)),
+            (page.tr("inversions_tex"), str(len(inv_j))),
+            ("sgn", pm_sign(pm.sign(rho_j))),
+        ]
+        trace = figs.wiring_traces(rho_j, inv_j)
+        states.append(live.State(j, str(j), trace, numbers, checks_j))
+    rho, inv, checks = power_checks(sigma, k)
+    fig = figs.wiring_diagram(rho, inv, title=page.tr("wiring_title"), names=names)
+    live.slider(page.tr("k"), page.key("k"), states, k, fig, chart_key=page.key("chart"))
+    n = len(rho)
     cyc = pm.cycles(rho)
     trans = pm.transpositions(rho)
-    s_inv, s_cyc, s_diff = pm.sign(rho), pm.sign_by_cycles(rho), pm.sign_by_difference_product(rho)
-    page.chart(
-        figs.wiring_diagram(
-            rho,
-            inv,
-            title=page.tr("wiring_title"),
-            names=(page.tr("strands"), page.tr("crossing"), "1 … n"),
-        ),
-        "chart",
-    )
-    n = len(rho)
     listed = ", ".join(f"({i},{j})" for i, j in inv[:MAX_LISTED])
     listed += ", \\dots" if len(inv) > MAX_LISTED else ""
     lengths = " + ".join(f"({len(c)}-1)" for c in cyc) or "0"
     trans_tex = "".join(f"({a}\\ {b})" for a, b in trans) or "\\mathrm{id}"
     xs = ", ".join(f"x_{{{v}}}" for v in rho)
-    product = reduce(
-        pm.compose, [pm.transposition(n, a, b) for a, b in trans], tuple(range(1, n + 1))
-    )
     power_label = "\\sigma" if k == 1 else f"\\sigma^{{{k}}}"
-    back = pm.compose(rho, pm.power(sigma, -k))  # σᵏ ∘ σ⁻ᵏ = id for every k
     page.formula(
         "sign",
         power=power_label,
@@ -83,32 +120,15 @@ def sign_view(sigma: tuple[int, ...]) -> None:
         cycles=cycles_tex(rho),
         listed=listed,
         n_inv=len(inv),
-        sign_inv=pm_sign(s_inv),
+        sign_inv=pm_sign(pm.sign(rho)),
         lengths=lengths,
-        sign_cyc=pm_sign(s_cyc),
+        sign_cyc=pm_sign(pm.sign_by_cycles(rho)),
         transpositions=trans_tex,
         xs=xs,
         n=n,
-        sign_diff=pm_sign(s_diff),
-        checks=[
-            kit.Check(
-                page.tr("check_agree"),
-                s_inv == s_cyc == s_diff,
-                f"{pm_sign(s_inv)}, {pm_sign(s_cyc)}, {pm_sign(s_diff)}",
-            ),
-            kit.Check(page.tr("check_power"), s_inv == pm.sign(sigma) ** k),
-            kit.Check(page.tr("check_negative"), back == tuple(range(1, n + 1)), f"k = {k}"),
-            kit.Check(
-                page.tr("check_transpositions"),
-                product == rho,
-                page.tr("n_transpositions", k=len(trans)),
-            ),
-            kit.Check(
-                page.tr("check_crossings"),
-                len(figs.crossings(rho, inv)[0]) == len(inv),
-                str(len(inv)),
-            ),
-        ],
+        sign_diff=pm_sign(pm.sign_by_difference_product(rho)),
+        checks=checks,
+        badges_shown=False,  # the live control shows them, following k in the browser
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,16 @@ def open_page(page: str | None, query: dict[str, str] | None = None) -> AppTest:
     if page is not None:
         at.switch_page(f"pages/{page}").run()
     return at
+
+
+def live_states(at: AppTest) -> dict:
+    """A live control's states (``ui.live``) by value: what the browser draws at each, its
+    numbers and badges as HTML (``"html"``); ``{}`` when the page shows no live control."""
+    out = {}
+    for element in at.get("bidi_component"):
+        if element.proto.component_name == "adlab.live":
+            out |= {s["value"]: s for s in json.loads(element.proto.json)["states"]}
+    return out
 
 
 def latex(at: AppTest) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import latex, open_page
+from tests.app.conftest import latex, live_states, open_page
 
 PAGE = "permutations.py"
 HOSTILE = [
@@ -25,22 +25,37 @@ def test_default_is_the_course_example_with_three_agreeing_signs():
     at = open_page(PAGE)
     text = latex(at)
     assert "(-1)^{4} = +1" in text and "(1\\ 2\\ 4)" in text
-    assert "three signs agree — +1, +1, +1" in text
+    assert "three signs agree — +1, +1, +1" in live_states(at)[1]["html"]  # k = 1: σ
+
+
+def test_every_power_is_sent_with_its_numbers_and_green_badges():
+    """The live k control (ui.live) carries all 25 powers: the browser redraws any of them
+    with no round trip, so each must already hold its own numbers and checks."""
+    states = live_states(open_page(PAGE))
+    assert sorted(states) == list(range(-12, 13))
+    for k, s in states.items():
+        assert "live-badge live-ok" in s["html"] and ' live-bad"' not in s["html"], k
+    assert "(1 2 4)" in states[1]["html"] and "(1 4 2)" in states[-1]["html"]
+    assert "id" in states[3]["html"] and "id" in states[0]["html"]  # (1 2 4)³ = id
 
 
 def test_power_slider_moves_the_permutation():
+    """What follows when the slider settles: the browser reports k (simulated here, as the
+    component's state), the part reruns, the formula and the URL follow."""
     at = open_page(PAGE)
-    at.slider(key="permutations_k").set_value(3).run()
+    at.session_state["_live_value_permutations_k"] = 3  # what ui.live keeps from the report
+    at.run()
     assert "\\sigma^{3}" in latex(at) and "\\mathrm{id}" in latex(at)  # (1 2 4)³ = id
-    assert ":red-badge[" not in latex(at)
     assert at.query_params["permutations_k"] == "3"
+    linked = open_page(PAGE, {"permutations_k": "-2"})  # a shared link opens at its power
+    assert "\\sigma^{-2}" in latex(linked) and linked.query_params["permutations_k"] == "-2"
 
 
 def test_odd_permutation_and_cycle_input():
     at = open_page(PAGE)
     at.text_input(key="permutations_sigma").input("(1 2)(3 4 5)").run()
-    text = latex(at)
-    assert "three signs agree — -1, -1, -1" in text and ":red-badge[" not in text
+    badges = live_states(at)[1]["html"]
+    assert "three signs agree — -1, -1, -1" in badges and ' live-bad"' not in badges
 
 
 @pytest.mark.parametrize("text", HOSTILE)
