@@ -90,9 +90,9 @@ def sign_view(sigma: tuple[int, ...]) -> None:
     redrawn in the browser; the formula follows once the slider settles."""
     k = live.current(page.key("k"), POWERS, 1)
     names = (page.tr("strands"), page.tr("crossing"), "1 … n")
-    states = []
+    states, at_k = [], {}  # at_k: each power's results, the current one kept for the formula
     for j in POWERS:
-        rho_j, inv_j, checks_j = power_checks(sigma, j)
+        rho_j, inv_j, checks_j = at_k[j] = power_checks(sigma, j)
         numbers = [
             ("k", str(j)),
             ("σᵏ", pm.cycle_notation(rho_j)),
@@ -101,7 +101,7 @@ def sign_view(sigma: tuple[int, ...]) -> None:
         ]
         trace = figs.wiring_traces(rho_j, inv_j)
         states.append(live.State(j, str(j), trace, numbers, checks_j))
-    rho, inv, checks = power_checks(sigma, k)
+    rho, inv, checks = at_k[k]
     fig = figs.wiring_diagram(rho, inv, title=page.tr("wiring_title"), names=names)
     live.slider(page.tr("k"), page.key("k"), states, k, fig, chart_key=page.key("chart"))
     n = len(rho)

@@ -74,8 +74,9 @@ def temperature_view(u: np.ndarray) -> None:
     curve = sm.entropy(sm.softmax(u[None, :] / grid[:, None]))
     ln_n, n = float(np.log(len(u))), len(u)
     states = []
+    at_T = {}  # the current T's state, kept from the loop for the formula
     for t in TEMPERATURES:
-        p_t, H_t, checks_t = temperature_state(u, t)
+        p_t, H_t, checks_t = at_T[t] = temperature_state(u, t)
         k_t = int(np.argmax(p_t))
         numbers = [
             ("T", f"{t:g}"),
@@ -85,7 +86,7 @@ def temperature_view(u: np.ndarray) -> None:
         ]
         updates = figs.temperature_updates(p_t, t, H_t)
         states.append(live.State(t, f"{t:g}", updates, numbers, checks_t))
-    p, H, checks = temperature_state(u, T)
+    p, H, checks = at_T[T]
     k = int(np.argmax(p))
     fig = figs.temperature_figure(
         labels,

@@ -56,7 +56,7 @@ def method_rows(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(weights (N, N) float32, per-query relative error (N,), mask or None)``."""
     inp = shared_input(side, seed, sharpness)
-    full = gallery.run("full", inp)
+    full = _full(side, seed, sharpness)[0]
     result = full if method == "full" else gallery.run(method, inp, settings, seed)
     error = gallery.row_errors(result.out, full.out)
     return result.weights.astype(np.float32), error, result.mask
@@ -66,7 +66,7 @@ def method_rows(
 def limits(side: int, seed: int, sharpness: float) -> dict[str, float]:
     """Each method's relative error at its dense limit (``core.gallery.dense_limit``)."""
     inp = shared_input(side, seed, sharpness)
-    full = gallery.run("full", inp)
+    full = _full(side, seed, sharpness)[0]
     return {
         m: gallery.relative_error(
             gallery.run(m, inp, gallery.dense_limit(m, side), seed).out, full.out
