@@ -59,6 +59,12 @@ def think_range(text: str) -> tuple[float, float]:
     return lo, hi
 
 
+# The default page and the Streamlit slider its sessions move. Attention maps' d reruns the
+# page's part (embeddings, map, every query's row) as most controls do; the live controls of
+# ui/live.py (softmax's T, attention maps' query) send a component's value, not a slider's.
+DEFAULT_PAGE, DEFAULT_SLIDER = "attention_maps", "attention_maps_d"
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__.split("\n\n")[0])
     p.add_argument("--sessions", type=int, default=100, help="concurrent browsers (100)")
@@ -66,9 +72,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--think", type=think_range, default=(0.5, 1.5), help="LOW:HIGH s (0.5:1.5)")
     p.add_argument("--ramp", type=float, default=5.0, help="spread session starts over s (5)")
     p.add_argument(
-        "--page", help="URL path of the page (default: attention_maps; '' with --script)"
+        "--page", help=f"URL path of the page (default: {DEFAULT_PAGE}; '' with --script)"
     )
-    p.add_argument("--slider", help="user key of the slider (default: the page's probe)")
+    p.add_argument(
+        "--slider",
+        help=f"user key of the slider (default: {DEFAULT_SLIDER} on {DEFAULT_PAGE}, else the "
+        "page's probe)",
+    )
     p.add_argument("--script", help="run this script instead of app.py, with default config")
     p.add_argument("--url", help="target a running server, e.g. http://127.0.0.1:8501")
     p.add_argument("--pid", type=int, help="with --url: the server pid whose RSS to sample")
@@ -96,11 +106,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.url and args.server_arg:
         p.error("--server-arg only applies when bench.load starts the server")
     if args.page is None:
-        # softmax's probe is a live control (ui/live.py: its value is a component's, not a
-        # slider's); attention maps' query slider reruns a part like most controls do
-        args.page = "" if args.script else "attention_maps"
+        args.page = "" if args.script else DEFAULT_PAGE
     if args.slider is None:
-        args.slider = default_slider(args.page, p)
+        args.slider = DEFAULT_SLIDER if args.page == DEFAULT_PAGE else default_slider(args.page, p)
     return args
 
 

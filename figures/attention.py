@@ -81,7 +81,8 @@ def query_row_figure(
 
     The axes are fixed (weights in [0, 1], outputs in ±``output_range``) so moving the query
     only changes trace data; ``hovertemplate`` is the hover text of a weight bar.
-    Traces: [0] weight bars, [1] output bars.
+    Traces: [0] weight bars, [1] output bars; :func:`query_row_updates` is what a query
+    changes (a live control swaps it in, ``ui/live.py``).
     """
     # two panels by axis domains (make_subplots costs tens of ms on every slider step)
     n = len(labels)
@@ -129,21 +130,22 @@ def query_row_figure(
         for text, x in zip(titles, (0.25, 0.81), strict=True)
     ]
     fig = go.Figure(layout=lay)
-    fig.add_bar(
-        x=list(range(n)),
-        y=row,
-        marker_color=BLUE,
-        hovertemplate=hovertemplate,
-    )
+    fig.add_bar(x=list(range(n)), marker_color=BLUE, hovertemplate=hovertemplate)
     fig.add_bar(
         x=list(range(len(output))),
-        y=output,
         marker_color=ORANGE,
         xaxis="x2",
         yaxis="y2",
         hovertemplate="o[%{x}] = %{y:.4f}<extra></extra>",
     )
+    for i, props in query_row_updates(row, output).items():
+        fig.data[i].update(props)
     return fig
+
+
+def query_row_updates(row: Array, output: Array) -> dict[int, dict[str, Array]]:
+    """What one query changes in :func:`query_row_figure`: its weights and its output."""
+    return {0: {"y": np.asarray(row)}, 1: {"y": np.asarray(output)}}
 
 
 def head_grid(

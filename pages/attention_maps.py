@@ -9,7 +9,7 @@ import streamlit as st
 from core import attention as att
 from core import attention_torch
 from figures import attention as figs
-from ui import cache_attention_maps, exercises, formulas, kit, perf, tex
+from ui import cache_attention_maps, exercises, formulas, kit, live, perf, tex
 from ui.i18n import t_tex
 
 SENTENCE = "the cat sat on the mat because it was tired"
@@ -80,27 +80,56 @@ def sentence_views() -> None:
 def query_row(
     tokens: list[str], q: np.ndarray, k: np.ndarray, v: np.ndarray, table: np.ndarray
 ) -> None:
-    """The query slider: its row of weights and the weighted sum of the values."""
+    """The query slider, live (ui.live): every query's row of weights, its output and its
+    numbers computed here and redrawn in the browser; the formula follows once it settles."""
     N, d = q.shape
-    i = page.slider("query", 0, N - 1, min(3, N - 1))
-    out, w = att.scaled_dot_product_attention(q[i : i + 1], k, v)
-    row, o = w[0], out[0]
-    page.chart(
-        figs.query_row_figure(
-            tokens,
-            row,
-            o,
-            titles=(page.tr("row_title"), page.tr("output_title")),
-            y_titles=(page.tr("weight"), page.tr("value")),
-            x_titles=(page.tr("keys"), page.tr("channel")),
-            output_range=float(np.abs(v).max()) * 1.05,
-            hovertemplate=page.tr("hover_key_weight", k="%{x}", a="%{y:.4f}") + "<extra></extra>",
-        ),
-        "row_chart",
-    )
+    i = live.current(page.key("query"), list(range(N)), min(3, N - 1))
+    out, w = att.scaled_dot_product_attention(q, k, v)  # every query's row at once
     # softmax keeps each row's order, so the brightest cell is the largest score; with
     # identity projections that is often, not always, the diagonal (a longer key can win)
-    order_kept = bool(np.array_equal(table[..., 2].argmax(1), table[..., 0].argmax(1)))
+    order = kit.Check(
+        page.tr("check_order"),
+        bool(np.array_equal(table[..., 2].argmax(1), table[..., 0].argmax(1))),
+        page.tr("diagonal_rows", k=int(att.diagonal_max_rows(table[..., 2]).sum()), n=N),
+    )
+    lo, hi = v.min(0) - 1e-12, v.max(0) + 1e-12
+    states, checks = [], {}
+    for j in range(N):
+        row, o = w[j], out[j]
+        checks[j] = [
+            kit.Check(page.tr("check_sum"), abs(row.sum() - 1) < 1e-12, f"{row.sum():.12f}"),
+            kit.Check(page.tr("check_convex"), bool(np.all(o <= hi) & np.all(o >= lo))),
+            kit.Check(page.tr("check_weighted_sum"), np.allclose(o, row @ v, atol=1e-12)),
+            order,
+        ]
+        top = att.strongest_keys(row, min(3, N))
+        numbers = [
+            (page.tr("query_number"), f"{j} ({tokens[j]})"),
+            (
+                page.tr("strongest"),
+                ", ".join(
+                    f"a{tex.sub(j)},{tex.sub(int(m))} = {row[m]:.4f} ({tokens[m]})" for m in top
+                ),
+            ),
+            ("Σⱼ a" + tex.sub(j) + ",ⱼ", f"{row.sum():.12f}"),
+        ]
+        label = f"{j}: {tokens[j]}"
+        updates = figs.query_row_updates(row, o)
+        states.append(live.State(j, label, updates, numbers, checks[j]))
+    row, o = w[i], out[i]
+    fig = figs.query_row_figure(
+        tokens,
+        row,
+        o,
+        titles=(page.tr("row_title"), page.tr("output_title")),
+        y_titles=(page.tr("weight"), page.tr("value")),
+        x_titles=(page.tr("keys"), page.tr("channel")),
+        output_range=float(np.abs(v).max()) * 1.05,
+        hovertemplate=page.tr("hover_key_weight", k="%{x}", a="%{y:.4f}") + "<extra></extra>",
+    )
+    live.slider(
+        page.tr("query"), page.key("query"), states, i, fig, chart_key=page.key("row_chart")
+    )
     top = att.strongest_keys(row, 3)
     terms = [formulas.render(page.concept, "term", a=f"{row[j]:.3f}", j=j) for j in top]
     page.formula(
@@ -111,19 +140,8 @@ def query_row(
         a=f"{row[top[0]]:.4f}",
         terms=" + ".join(terms),
         more="" if N <= 3 else " + \\cdots",
-        checks=[
-            kit.Check(page.tr("check_sum"), abs(row.sum() - 1) < 1e-12, f"{row.sum():.12f}"),
-            kit.Check(
-                page.tr("check_convex"),
-                bool(np.all(o <= v.max(0) + 1e-12) & np.all(o >= v.min(0) - 1e-12)),
-            ),
-            kit.Check(page.tr("check_weighted_sum"), np.allclose(o, row @ v, atol=1e-12)),
-            kit.Check(
-                page.tr("check_order"),
-                order_kept,
-                page.tr("diagonal_rows", k=int(att.diagonal_max_rows(table[..., 2]).sum()), n=N),
-            ),
-        ],
+        checks=checks[i],
+        badges_shown=False,  # the live control shows them, following the query in the browser
     )
 
 

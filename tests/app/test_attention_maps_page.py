@@ -2,33 +2,64 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from tests.app.conftest import latex, open_page
+from core import attention as att
+from tests.app.conftest import latex, live_states, open_page
 
 PAGE = "attention_maps.py"
+SENTENCE = "the cat sat on the mat because it was tired"
+
+
+def report(at, i: int):
+    """What the browser does when the live query slider settles on ``i`` (ui.live)."""
+    at.session_state["_live_value_attention_maps_query"] = i
+    return at.run()
 
 
 @pytest.mark.parametrize("view", ["map", "heads", "scaling", "masks", "torch"])
 def test_every_part_runs_with_green_badges(view):
     at = open_page(PAGE, {"attention_maps_view": view})
     assert not at.exception and not at.error
-    assert ":green-badge[" in latex(at) and ":red-badge[" not in latex(at)
+    # the map view's query part draws its badges in the live control, one set per query
+    badges = latex(at) + "".join(s["html"] for s in live_states(at).values())
+    assert ":green-badge[" in badges or "live-badge live-ok" in badges
+    assert ":red-badge[" not in badges and ' live-bad"' not in badges
 
 
-def test_query_slider_moves_the_formula_and_the_url():
+def test_the_live_query_control_carries_every_row_and_output():
+    """Each query's state is that query's row of weights and its output, as core computes
+    them: the browser redraws any of them with no round trip."""
     at = open_page(PAGE)
-    at.slider(key="attention_maps_query").set_value(7).run()
+    states = live_states(at)
+    tokens = SENTENCE.split()
+    assert sorted(states) == list(range(len(tokens)))
+    x = att.token_embeddings(tokens, 16, 0)
+    ws = att.projections(16, "random", np.random.default_rng(0))
+    out, w = att.scaled_dot_product_attention(x @ ws[0], x @ ws[1], x @ ws[2])
+    for i, s in states.items():
+        traces = dict((j, props) for j, props in s["traces"])
+        np.testing.assert_allclose(traces[0]["y"], w[i], rtol=1e-6, atol=1e-12)
+        np.testing.assert_allclose(traces[1]["y"], out[i], rtol=1e-6, atol=1e-12)
+        assert s["label"] == f"{i}: {tokens[i]}"
+        assert f"{i} ({tokens[i]})" in s["html"] and ' live-bad"' not in s["html"]
+        top = int(np.argmax(w[i]))
+        assert f"= {w[i, top]:.4f} ({tokens[top]})" in s["html"]
+
+
+def test_a_reported_query_moves_the_formula_and_the_url():
+    at = report(open_page(PAGE), 7)
     assert not at.exception
     assert "a_{7,j}" in latex(at) and "o_{7}" in latex(at)
     assert at.query_params["attention_maps_query"] == "7"
+    assert ":green-badge[" not in latex(at)  # the live control shows them
 
 
 def test_identity_projections_make_each_token_attend_most_to_itself():
     at = open_page(PAGE, {"attention_maps_proj": "identity", "attention_maps_d": "64"})
     for i in (0, 2, 5):
-        at.slider(key="attention_maps_query").set_value(i).run()
-        assert f"a_{{{i},{i}}}" in latex(at)
+        assert f"a_{{{i},{i}}}" in latex(report(at, i))
 
 
 @pytest.mark.parametrize("text", ["", "   ", "word " * 40, "x" * 30])
@@ -38,7 +69,8 @@ def test_bad_sentence_shows_an_error_not_a_traceback(text):
     assert not at.exception
     assert at.error
     at.text_input(key="attention_maps_sentence").input("a short one").run()
-    assert not at.error and at.slider(key="attention_maps_query").max == 2
+    assert not at.error and sorted(live_states(at)) == [0, 1, 2]
+    assert "a_{2,j}" in latex(at)  # query 3 of the old sentence: the nearest of the new
 
 
 def test_the_heads_control_offers_only_the_heads_that_divide_d():
@@ -81,7 +113,6 @@ def test_url_restores_the_view():
         "attention_maps_seed": "9",
     }
     at = open_page(PAGE, query)
-    assert at.slider(key="attention_maps_query").value == 2
     assert at.number_input(key="attention_maps_seed").value == 9
     assert "a_{2,j}" in latex(at)
 
@@ -90,8 +121,14 @@ def test_the_badge_counts_the_rows_whose_maximum_is_on_the_diagonal():
     """Identity projections do not make every token attend most to itself (issue found by a
     reader): at d = 4, seed 0, 6 of the 10 rows."""
     at = open_page(PAGE, {"attention_maps_proj": "identity", "attention_maps_d": "4"})
-    text = " ".join(m.value for m in at.markdown if "-badge[" in m.value)
-    assert "diagonal brightest in 6 of 10 rows" in text and ":red-badge[" not in text
+    for s in live_states(at).values():
+        assert "diagonal brightest in 6 of 10 rows" in s["html"] and ' live-bad"' not in s["html"]
+
+
+def test_a_bad_query_link_falls_back_with_a_notice():
+    at = open_page(PAGE, {"attention_maps_query": "99"})
+    assert not at.exception and "a_{3,j}" in latex(at)
+    assert "attention_maps_query" in " ".join(c.value for c in at.caption)
 
 
 def test_torch_view_ignores_a_link_with_heads_that_do_not_divide_d():

@@ -42,8 +42,9 @@ def test_latency_probe_times_the_live_control_in_the_browser(server, browser):
 
 def test_load_sessions_speak_the_protocol_without_errors(server, tmp_path):
     out = tmp_path / "load.json"
-    # the default page (attention maps' query slider: softmax's probe is a live control,
-    # ui/live.py, whose value is a component's, which bench.load does not speak)
+    # the default page and slider (attention maps' d: the probes of softmax and attention maps
+    # are live controls, ui/live.py, whose value is a component's, which bench.load does not
+    # speak)
     argv = [
         "--url",
         server.url,
@@ -68,7 +69,7 @@ def test_load_sessions_speak_the_protocol_without_errors(server, tmp_path):
     assert code == 0, report["errors"]
     assert report["sessions"] == {"started": 3, "loaded": 3, "lost": 0}
     assert report["fragment_reruns"] > 0  # the slider lives in a fragment and is driven as one
-    assert report["target"]["slider_kind"] == "slider"  # attention maps' query slider
+    assert report["target"]["slider_kind"] == "select_slider"  # attention maps' d
     assert report["rss_samples"], "server memory was sampled"
 
 

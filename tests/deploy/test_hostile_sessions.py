@@ -1,7 +1,7 @@
 """A hostile browser does not take the server down for everyone else.
 
 One real ``streamlit run app.py``; a well-behaved session keeps moving a slider (attention
-maps' query) while another session, speaking the websocket protocol directly (past every
+maps' d) while another session, speaking the websocket protocol directly (past every
 frontend check), types hostile text into the softmax page's logits and then sends a message
 over ``server.maxMessageSize``.
 The hostile text gets ``st.error`` (never a traceback), the big message only costs the
@@ -16,13 +16,13 @@ import pytest
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.exceptions import ConnectionClosed
 
+from bench.load import DEFAULT_PAGE as VICTIM_PAGE
+from bench.load import DEFAULT_SLIDER as VICTIM_SLIDER  # a Streamlit slider: d
 from bench.server import ROOT, streamlit_server
 from bench.st_protocol import BrowserSession, SessionError, run_in_own_loop, user_key
-from ui.registry import concept
 
 PAGE = "softmax"  # the attacker's: it types logits
 TEXT_KEY = "softmax_logits"
-VICTIM_PAGE = "attention_maps"  # the victim's: it moves the query slider
 TIMEOUT = 90.0
 HOSTILE = [
     "9" * 1_000_000,  # 1 MB; the text box's max_chars (200) is enforced by the server too
@@ -58,7 +58,7 @@ def server(tmp_path_factory):
 
 
 async def _scenario(url: str) -> tuple[list, list, int]:
-    victim = Session(url, VICTIM_PAGE, concept(VICTIM_PAGE).probe[0])
+    victim = Session(url, VICTIM_PAGE, VICTIM_SLIDER)
     attacker = Session(url, PAGE)
     try:
         for s in (victim, attacker):

@@ -21,11 +21,11 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.typing import Subprotocol
 
+from bench.load import DEFAULT_PAGE as PAGE
+from bench.load import DEFAULT_SLIDER as SLIDER  # a Streamlit slider (not a ui/live control)
 from bench.st_protocol import MAX_MESSAGE_BYTES, BrowserSession, run_in_own_loop
 from deploy.cluster import COOKIE, run_cluster, run_nginx
-from ui.registry import concept
 
-PAGE = "attention_maps"  # its probe is a Streamlit slider (softmax's T is a live control)
 TIMEOUT = 90.0  # s per page run: generous, the CI machine's two cores are shared
 NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
@@ -50,9 +50,8 @@ class CookieSession(BrowserSession):
     """A ``BrowserSession`` whose websocket carries the balancer cookie, like a browser's."""
 
     def __init__(self, url: str, cookie: str | None) -> None:
-        slider, _chart = concept(PAGE).probe
         self.errors: list[tuple[str, str]] = []
-        super().__init__(url, PAGE, slider, self.record, random.Random(0))
+        super().__init__(url, PAGE, SLIDER, self.record, random.Random(0))
         self.cookie = cookie
 
     def record(self, kind: str, detail: str) -> None:
