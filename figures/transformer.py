@@ -64,6 +64,7 @@ def family_figure(
         "%{customdata}: %{z}<extra></extra>" if masks else "%{customdata}: %{z:.3f}<extra></extra>"
     )
     data: list[dict[str, Any]] = []
+    weights = {} if masks else weight_traces(arrays)
     for i, z in enumerate(arrays):
         sfx = "" if i == 0 else str(i + 1)
         lo = i * (width + gap)
@@ -107,7 +108,7 @@ def family_figure(
             )
         else:
             trace.update(
-                z=_list(z, 4),
+                **weights[i],
                 zmin=0.0,
                 zmax=1.0,
                 colorscale=SEQUENTIAL,
@@ -131,6 +132,12 @@ def family_figure(
     lay["annotations"] = notes
     lay["margin"] = {"l": 70, "r": 20, "t": 40, "b": 70}
     return figure(data, lay)
+
+
+def weight_traces(arrays: Sequence[Array]) -> dict[int, dict[str, list]]:
+    """What changes from one head to another in :func:`family_figure` (weights): each
+    panel's z (traces 0..2); a ``ui.live`` state patches these, the layout stays."""
+    return {i: {"z": _list(z, 4)} for i, z in enumerate(arrays)}
 
 
 def parameters_figure(

@@ -8,9 +8,10 @@ import streamlit as st
 
 from core import transformer as tf
 from figures import transformer as figs
-from ui import exercises, kit, perf, tex
+from ui import exercises, kit, live, perf, tex
 
 D_MODEL, HEADS, SEED = 16, 4, 0  # the example's width, heads and untrained weights
+HEAD_OPTIONS = tuple(range(1, HEADS + 1))  # the live head control's states
 D_VALUES = [64, 128, 256, 512, 768, 1024, 2048, 4096]
 FF_RATIOS = [1, 2, 4, 8]
 LENGTHS = [2**k for k in range(7, 18)]  # 128 … 131072
@@ -79,33 +80,70 @@ def maps() -> None:
     maps_view(bert, gpt, s2s)
 
 
+def head_checks(
+    m: tf.FamilyMaps, after: np.ndarray, leaks: tuple[float, float], h: int
+) -> list[kit.Check]:
+    """The checks of head ``h`` (0-based): its rows sum to 1 in every family, GPT's weights
+    above the diagonal are 0, masking after the softmax breaks its row sums; and the causal
+    check of the whole layer (changing the last word moves no earlier decoder output)."""
+    sums = [a[h].sum(-1) for a in (m.encoder, m.decoder, m.cross, m.decoder_self)]
+    upper = float(np.abs(np.triu(m.decoder[h], 1)).max())
+    leak_dec, leak_enc = leaks
+    return [
+        kit.Check(page.tr("check_rows"), all(np.allclose(s, 1, atol=1e-12) for s in sums)),
+        kit.Check(page.tr("check_upper"), upper == 0.0, f"max = {upper:g}"),
+        kit.Check(
+            page.tr("check_causal"),
+            leak_dec == 0.0 and leak_enc > 0,
+            page.tr("leaks", dec=f"{leak_dec:g}", enc=f"{leak_enc:.3f}"),
+        ),
+        kit.Check(
+            page.tr("check_after_softmax"),
+            float(after[h].min()) < 1 - 1e-9,
+            f"min Σⱼ = {after[h].min():.3f}",
+        ),
+    ]
+
+
 @kit.fragment
 def maps_view(bert: tf.Objective, gpt: tf.Objective, s2s: tf.Objective) -> None:
-    """The head slider: the live weights of one head in each family."""
-    with st.columns(2)[0]:
-        head = page.slider("head", 1, HEADS, 1)
+    """The head as a live control (ui.live): every head's weights are computed here and
+    redrawn in the browser; the formula and the URL follow once the slider settles."""
+    head = live.current(page.key("head"), HEAD_OPTIONS, 1)
     m = tf.family_maps(bert.inputs, gpt.inputs, s2s.context, s2s.inputs, D_MODEL, HEADS, SEED)
-    h, src = head - 1, gpt.inputs
-    page.chart(
-        figs.family_figure(
-            (m.encoder[h], m.decoder[h], m.cross[h]),
-            (bert.inputs, gpt.inputs, s2s.context),
-            (bert.inputs, gpt.inputs, s2s.inputs),
-            titles=(page.tr("bert_title"), page.tr("gpt_title"), page.tr("cross_title")),
-            subtitle=page.tr("weights_row", h=head),
-        ),
-        "maps_chart",
-    )
+    src = gpt.inputs
     causal = tf.family_masks(len(src), len(src)).decoder  # GPT's (N, N) mask
     rng = np.random.default_rng(SEED)
     w = tf.init_attention(D_MODEL, rng)
     x = tf.embed(src, D_MODEL, SEED)
-    leak_dec = tf.future_influence(x, w, HEADS, causal, len(src) - 1, rng)
-    leak_enc = tf.future_influence(x, w, HEADS, None, len(src) - 1, rng)
-    after = tf.mask_after_softmax_row_sums(x, w, HEADS)
-    sums = [a.sum(-1) for a in (m.encoder, m.decoder, m.cross, m.decoder_self)]
-    upper = float(np.abs(np.triu(m.decoder, 1)).max())
+    leaks = (  # the whole layer's outputs: one pair for every head
+        tf.future_influence(x, w, HEADS, causal, len(src) - 1, rng),
+        tf.future_influence(x, w, HEADS, None, len(src) - 1, rng),
+    )
+    after = tf.mask_after_softmax_row_sums(x, w, HEADS)  # (h, N)
     S, T, N = len(s2s.context), len(s2s.inputs), len(src)
+    states, at_head = [], {}  # at_head: each head's checks, the current one for the formula
+    for j in HEAD_OPTIONS:
+        arrays = (m.encoder[j - 1], m.decoder[j - 1], m.cross[j - 1])
+        checks_j = at_head[j] = head_checks(m, after, leaks, j - 1)
+        numbers = [  # the weights > 0 of this head: the formula's counts, read off its maps
+            (page.tr("head"), f"{j} / {HEADS}"),
+            ("BERT #(A > 0)", f"{np.count_nonzero(arrays[0] > 0)} / {N * N}"),
+            ("GPT #(A > 0)", f"{np.count_nonzero(arrays[1] > 0)} / {N * N}"),
+            (f"{page.tr('cross_tex')} #(A > 0)", f"{np.count_nonzero(arrays[2] > 0)} / {T * S}"),
+        ]
+        states.append(live.State(j, str(j), figs.weight_traces(arrays), numbers, checks_j))
+    h = head - 1
+    fig = figs.family_figure(
+        (m.encoder[h], m.decoder[h], m.cross[h]),
+        (bert.inputs, gpt.inputs, s2s.context),
+        (bert.inputs, gpt.inputs, s2s.inputs),
+        titles=(page.tr("bert_title"), page.tr("gpt_title"), page.tr("cross_title")),
+        subtitle=page.tr("weights_row"),  # the head is the slider's: the layout stays
+    )
+    live.slider(
+        page.tr("head"), page.key("head"), states, head, fig, chart_key=page.key("maps_chart")
+    )
     page.formula(
         "maps",
         S=S,
@@ -120,20 +158,8 @@ def maps_view(bert: tf.Objective, gpt: tf.Objective, s2s: tf.Objective) -> None:
         nb=bert.n_predictions,
         ng=gpt.n_predictions,
         ns=s2s.n_predictions,
-        checks=[
-            kit.Check(page.tr("check_rows"), all(np.allclose(s, 1, atol=1e-12) for s in sums)),
-            kit.Check(page.tr("check_upper"), upper == 0.0, f"max = {upper:g}"),
-            kit.Check(
-                page.tr("check_causal"),
-                leak_dec == 0.0 and leak_enc > 0,
-                page.tr("leaks", dec=f"{leak_dec:g}", enc=f"{leak_enc:.3f}"),
-            ),
-            kit.Check(
-                page.tr("check_after_softmax"),
-                float(after.min()) < 1 - 1e-9,
-                f"min Σⱼ = {after.min():.3f}",
-            ),
-        ],
+        checks=at_head[head],
+        badges_shown=False,  # the live control shows them, following the head in the browser
     )
 
 
