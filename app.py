@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import a11y, kit, nav, perf, presenter, state
+from ui import a11y, kit, nav, perf, presenter, state, warmup
 from ui.i18n import DEFAULT_LANG, LANGUAGES, current_lang, t
 from ui.registry import ROOT
 
@@ -36,3 +36,4 @@ page.run()
 with st.sidebar:
     presenter.share_link(page.url_path or None)
 state.flush()
+warmup.start()  # once per server, after its first page view: the slow defaults (ui/warmup.py)

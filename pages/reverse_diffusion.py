@@ -103,7 +103,11 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
     with a:
         sampler = page.choice("sampler", rv.SAMPLERS, "ddim")
     with b:
-        n_steps = s.num_steps if sampler == "ddpm" else page.select_slider("steps", STEPS, 100)
+        n_steps = (
+            s.num_steps
+            if sampler == "ddpm"
+            else page.select_slider("steps", STEPS, cr.DEFAULT_STEPS)
+        )
         if sampler == "ddpm":
             st.caption(page.tr("ddpm_all_steps", T=s.num_steps))
     with c:

@@ -14,9 +14,7 @@ from ui.train_button import Progress, train_on_press
 
 TAUS = sorted({float(f"{x:.2g}") for x in np.geomspace(0.01, 10, 31)} | {0.2, 0.3, 0.5})
 TRAIN_TAUS = [0.1, 0.2, 0.5, 1.0]
-STEPS = 60  # Adam steps of a training run (about a second on one core)
-TRAINED = (0.2, STEPS)  # the run the "trained" encoder of the similarity parts comes from
-DEFAULT = (6, 0.5, 0.3, 0)  # N, s, smallest crop, seed: its run is trained once per server
+STEPS, TRAINED, DEFAULT = cache.STEPS, cache.TRAINED, cache.DEFAULT
 
 page = kit.Page(
     "simclr",
@@ -49,7 +47,7 @@ def the_batch() -> tuple[int, float, float, int]:
 def trained_run(key: cache.Key):  # noqa: ANN201 (core.simclr.TrainingRun: no torch import here)
     """The run of ``key`` if cached; the default run, trained once per server; else ``None``
     and a "Train" button (a control step only changes settings: it never trains)."""
-    if key == (*DEFAULT, *TRAINED):
+    if key == cache.DEFAULT_KEY:
         with st.spinner(page.tr("training_now")):
             return cache.default_run(key)
     run = cache.cached_run(key)

@@ -17,3 +17,7 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+# No server warm-up (ui/warmup.py) in the tests' AppTest runs and servers: their caches and
+# timings stay their own. tests/deploy/test_warmup.py turns it on for a real server.
+os.environ.setdefault("ADLAB_WARMUP", "0")

@@ -25,6 +25,7 @@ D_MODEL, HEADS, D_FF = 8, 2, 16  # the page's block: small enough to read every 
 TASK_LENGTH, TASK_VOCAB = 5, 3  # 3⁵ = 243 sequences, all in one batch
 TRAIN_STEPS = 200
 SHOWN = (0, 1, 2, 0, 2)  # the sequence whose attention the training view draws
+DEFAULT = ("reverse", 0.3, 0)  # task, η, seed: the page's defaults, trained once per server
 
 
 @dataclass(frozen=True)
@@ -151,3 +152,8 @@ def default_runs(task: str, lr: float, seed: int) -> Runs:
     """The runs of the page's default settings: trained once per server and never evicted by
     other settings' runs, so coming back to the defaults never trains in a control's step."""
     return training_runs(task, lr, seed)
+
+
+def warm_default() -> None:
+    """Train the default settings' runs (``ui/warmup.py``: once per server, in the background)."""
+    default_runs(*DEFAULT)

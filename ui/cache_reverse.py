@@ -41,6 +41,7 @@ TRAJECTORY_POINTS = 80
 QUALITY_STEPS = (1, 2, 5, 10, 20, 50, 100)  # S for the quality curves (plus DDPM at T)
 N_QUALITY = 1000  # samples per point of the quality curves
 N_REFERENCE = 5000  # data points the samples are compared with
+DEFAULT_STEPS = 100  # the sampling view's steps S (DDIM, Euler, Heun) on a first visit
 
 
 # ---- trained denoisers ----------------------------------------------------------------------
@@ -333,3 +334,23 @@ def minimum_loss(spec: TrainSpec) -> float | None:
         20_000,
         np.random.default_rng([spec.seed, 9]),
     )  # type: ignore[arg-type]
+
+
+# ---- the server's warm-up (ui/warmup.py) ----------------------------------------------------
+def warm_defaults() -> None:
+    """Compute what the default settings show on a first visit to the sampling and quality
+    views, and after one click of the sampler or of DDPM's variance: every sampler's exact
+    and learned run (DDPM's 1000 steps twice) and both quality curves (about 3 s of one core,
+    once per server, in :mod:`ui.warmup`'s background thread)."""
+    from core import denoiser as dn
+    from core import reverse as rv
+
+    spec, trained = dn.TrainSpec(), default_denoiser()
+    T = spec.schedule().num_steps
+    runs = [(sampler, DEFAULT_STEPS, "posterior") for sampler in rv.SAMPLERS if sampler != "ddpm"]
+    runs += [("ddpm", T, variance) for variance in ("posterior", "beta")]
+    for sampler, n_steps, variance in runs:
+        exact_run(spec, sampler, n_steps, 0.0, variance)
+        learned_run(spec, sampler, n_steps, 0.0, variance, trained)
+    exact_quality(spec)
+    learned_quality(spec, trained)

@@ -29,6 +29,10 @@ SIDE = 32  # the views the encoder sees
 PICTURES = ("sunset", "stripes", "shapes", "rings", "checker", "cross", "scene", "dots")
 FIXED_DRAW = 1  # the draw of views that the similarity and training parts embed
 TRAIN_SECONDS = 1  # what the "Train" button promises: 0.2–0.5 s measured, plus the drawing
+STEPS = 60  # Adam steps of a training run (about a second on one core)
+TRAINED = (0.2, STEPS)  # τ, steps: the run the "trained" encoder of the similarity parts is from
+DEFAULT = (6, 0.5, 0.3, 0)  # N, s, smallest crop, seed: the page's defaults
+DEFAULT_KEY = (*DEFAULT, *TRAINED)  # its run is trained once per server (ui/warmup.py)
 
 
 @st.cache_data(max_entries=1, show_spinner=False)
@@ -122,3 +126,8 @@ def default_run(key: Key):  # noqa: ANN201 (core.simclr.TrainingRun)
     """The run of the page's default settings: trained once per server and never evicted by
     other settings' runs, so coming back to the defaults never trains in a control's step."""
     return train(key)
+
+
+def warm_default() -> None:
+    """Train the default settings' run (``ui/warmup.py``: once per server, in the background)."""
+    default_run(DEFAULT_KEY)

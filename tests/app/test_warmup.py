@@ -1,0 +1,67 @@
+"""The server's warm-up (ui/warmup.py) fills the very cache entries the pages read."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+
+from streamlit.runtime.caching import get_data_cache_stats_provider
+
+from tests.app.conftest import open_page
+from ui import warmup
+
+
+def cached_bytes() -> Counter:
+    """Bytes held per ``st.cache_data`` function (every entry's), in this process."""
+    out = Counter()
+    for s in get_data_cache_stats_provider().get_stats().get("cache_memory_bytes", []):
+        out[s.cache_name.removeprefix("ui.")] += s.byte_length
+    return out
+
+
+def test_the_warm_up_computes_what_the_default_views_then_find_in_the_cache():
+    box = {}
+    # as on a server: in a thread of its own, outside any script run
+    thread = threading.Thread(target=lambda: box.update(warmup.run()))
+    thread.start()
+    thread.join()
+    assert set(box) == {"reverse_diffusion", "simclr", "backprop_by_hand"}  # none failed
+    warm = cached_bytes()
+    names = (
+        "cache_reverse.exact_run",
+        "cache_reverse.learned_run",
+        "cache_reverse.exact_quality",
+        "cache_reverse.learned_quality",
+        "cache_simclr.default_run",
+        "cache_backprop.default_runs",
+    )
+    assert all(warm[name] > 0 for name in names), warm
+
+    # the default views, and one click of the sampler or the variance, are cache hits: a
+    # miss would store one more entry (a key the warm-up got wrong, e.g. 0 where the page has
+    # 0.0, or 100 steps where it has 50)
+    for query in (
+        {"reverse_diffusion_view": "sampling"},
+        {"reverse_diffusion_view": "sampling", "reverse_diffusion_sampler": "ddpm"},
+        {
+            "reverse_diffusion_view": "sampling",
+            "reverse_diffusion_sampler": "ddpm",
+            "reverse_diffusion_variance": "beta",
+        },
+        {"reverse_diffusion_view": "sampling", "reverse_diffusion_sampler": "heun"},
+        {"reverse_diffusion_view": "quality"},
+    ):
+        at = open_page("reverse_diffusion.py", query)
+        assert not at.exception and not at.error, query
+    for page, view in (("simclr.py", "training"), ("backprop_by_hand.py", None)):
+        at = open_page(page, {} if view is None else {page.removesuffix(".py") + "_view": view})
+        assert not at.exception and not at.error, page
+    after = cached_bytes()
+    assert {n: after[n] for n in names} == {n: warm[n] for n in names}
+
+
+def test_it_can_be_switched_off(monkeypatch):
+    monkeypatch.setenv(warmup.ENV, "0")
+    assert not warmup.enabled()
+    monkeypatch.setenv(warmup.ENV, "1")
+    assert warmup.enabled()

@@ -1,0 +1,57 @@
+"""A real server warms up once, in the background, after its first page view (ui/warmup.py),
+and keeps serving meanwhile."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+
+from bench.server import ROOT, streamlit_server
+from bench.st_protocol import BrowserSession, run_in_own_loop
+from ui import warmup
+
+TIMEOUT = 90.0
+DONE = re.compile(r"adlab warm-up: done \((.*)\)")
+
+
+class Session(BrowserSession):
+    def __init__(self, url: str, page: str) -> None:
+        self.errors: list[tuple[str, str]] = []
+        super().__init__(url, page, "", self.record, random.Random(2))
+
+    def record(self, kind: str, detail: str) -> None:
+        self.errors.append((kind, detail))
+
+
+async def _open(url: str, page: str) -> list:
+    session = Session(url, page)
+    try:
+        await session.connect(TIMEOUT)
+        await session.open_page(TIMEOUT)
+        return session.errors
+    finally:
+        await session.close()
+
+
+def test_the_first_page_view_starts_one_warm_up_that_finishes_every_task(tmp_path, monkeypatch):
+    monkeypatch.setenv(warmup.ENV, "1")  # the tests switch it off (tests/conftest.py)
+    log = tmp_path / "server.log"
+    with streamlit_server(ROOT / "app.py", log_path=log) as server:
+        assert "adlab warm-up" not in log.read_text()  # nothing before a page view
+        assert run_in_own_loop(lambda: _open(server.url, "wallis")) == []
+        # the server answers other sessions while it warms up
+        assert run_in_own_loop(lambda: _open(server.url, "softmax")) == []
+        deadline = time.monotonic() + 120
+        while not DONE.search(log.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        text = log.read_text()
+        done = DONE.findall(text)
+        assert len(done) == 1, text[-2000:]
+        tasks = [part.split()[0] for part in done[0].split(", ")]
+        assert tasks == [name for name, _ in warmup.tasks()]  # none failed
+        assert "failed" not in text and "Traceback" not in text
+        # a later page view does not start it again
+        assert run_in_own_loop(lambda: _open(server.url, "reverse_diffusion")) == []
+        time.sleep(1)
+        assert len(DONE.findall(log.read_text())) == 1

@@ -1,0 +1,72 @@
+"""What a server computes once, in the background, after its first page view (issue 21).
+
+A few pages show, at their default settings, results that take seconds to compute: reverse
+diffusion's samplers (DDPM's 1000 steps) and quality curves, SimCLR's and the backprop page's
+default training runs. Computed inside a student's step, they made the first visit of those
+views, and the first click of the sampler, wait 0.5–2.4 s. :func:`start` computes them in
+one daemon thread, once per server process, into the same bounded ``st.cache_data`` caches
+the pages read, so those views are cache hits by the time a class opens them. Other
+settings are still computed when a student picks them.
+
+The thread starts after the first page view has been drawn (the end of ``app.py``), uses
+one torch thread (``ui.perf``), and logs what it did and how long it took. ``ADLAB_WARMUP=0``
+switches it off (the tests do, so their timings and caches stay their own; a test turns it
+back on for a real server).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+
+import streamlit as st
+from streamlit.logger import get_logger
+
+ENV = "ADLAB_WARMUP"
+LOG = get_logger("adlab.warmup")  # Streamlit's format and level (info): the server's log
+
+
+def tasks() -> list[tuple[str, Callable[[], None]]]:
+    """(name, work) in the order they run: the longest waits a student would meet first."""
+    from ui import cache_backprop, cache_reverse, cache_simclr
+
+    return [
+        ("reverse_diffusion", cache_reverse.warm_defaults),
+        ("simclr", cache_simclr.warm_default),
+        ("backprop_by_hand", cache_backprop.warm_default),
+    ]
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV, "1") != "0"
+
+
+def run() -> dict[str, float]:
+    """Run every task here and now; returns each task's seconds (a failure is logged, and the
+    page computes that result itself when a student needs it)."""
+    from ui.perf import single_threaded_torch
+
+    single_threaded_torch()
+    seconds = {}
+    for name, work in tasks():
+        start = time.perf_counter()
+        try:
+            work()
+        except Exception:  # noqa: BLE001 (the page will compute it, and show any error itself)
+            LOG.exception("adlab warm-up: %s failed", name)
+            continue
+        seconds[name] = time.perf_counter() - start
+    LOG.info("adlab warm-up: done (%s)", ", ".join(f"{k} {v:.1f} s" for k, v in seconds.items()))
+    return seconds
+
+
+@st.cache_resource(show_spinner=False)
+def start() -> threading.Thread | None:
+    """Start the warm-up thread, once per server process (``None``: switched off)."""
+    if not enabled():
+        return None
+    thread = threading.Thread(target=run, name="adlab-warmup", daemon=True)
+    thread.start()
+    return thread
