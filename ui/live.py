@@ -7,6 +7,11 @@ arrow key on its slider swaps in that state's trace data (``Plotly.react``) and 
 of numbers, in the same frame. The browser never computes anything: every number it shows
 was computed here, by ``core``.
 
+Where there are many states, what the browser receives can stay small: with
+``share_patches`` a trace patch that several states share (Swin's shifted windows: most
+windows have the same mask) is sent once, in a table the states refer to by index, and checks
+that hold the same for every state (``shared_checks``) are sent once.
+
 When the slider settles (``SETTLE_MS`` after the last step) the component reports the
 state's value; the rerun that follows updates the session, the rest of the part (e.g. the
 KaTeX formula) and the URL (``?<key>=``, as a select-slider's), and the component keeps its
@@ -62,7 +67,9 @@ class State:
         label: the value as the slider shows and announces it (``aria-valuetext``).
         traces: trace index → the properties of that trace in this state (only what changes:
             e.g. ``{0: {"y": p}, 3: {"x": [T], "y": [H]}}``); every state patches the same.
-        numbers: (name, value) pairs shown under the chart, e.g. ``("H(p)", "0.4367")``.
+        numbers: (name, value) pairs shown under the chart, e.g. ``("H(p)", "0.4367")``; a
+            pair with no name shows its value alone (a sentence the translation words, e.g.
+            ``("", "128 of 16² = 256 pairs may attend")``).
         checks: the invariants checked for this state, shown as badges.
     """
 
@@ -134,6 +141,8 @@ def numbers_html(s: State) -> str:
     nums = "".join(
         f'<span class="live-num"><span class="live-name">{html.escape(name)}</span> = '
         f"<b>{html.escape(value)}</b></span>"
+        if name
+        else f'<span class="live-num">{html.escape(value)}</span>'
         for name, value in s.numbers
     )
     return f'<div class="live-nums">{nums}</div><div class="live-badges">{_badges(s.checks)}</div>'
@@ -150,6 +159,45 @@ def _round(x: Any) -> Any:
     return x
 
 
+def _patches(
+    states: Sequence[State], share: bool
+) -> tuple[list[list[list[Any]]], list[dict[str, Any]]]:
+    """Each state's trace patches as ``[i, props]``; with ``share``, a patch that two or more
+    states share becomes ``[i, n]``: entry ``n`` of the table of shared patches (sent once)."""
+    rounded = [
+        [(i, {k: _round(v) for k, v in props.items()}) for i, props in s.traces.items()]
+        for s in states
+    ]
+    keys = [[json.dumps(props, sort_keys=True) for _, props in r] for r in rounded]
+    count: dict[str, int] = {}
+    for row in keys:
+        for key in row:
+            count[key] = count.get(key, 0) + 1
+    table: dict[str, int] = {}
+    shared: list[dict[str, Any]] = []
+    out = []
+    for r, row in zip(rounded, keys, strict=True):
+        traces = []
+        for (i, props), key in zip(r, row, strict=True):
+            if share and count[key] > 1:
+                if key not in table:
+                    table[key] = len(shared)
+                    shared.append(props)
+                traces.append([i, table[key]])
+            else:
+                traces.append([i, props])
+        out.append(traces)
+    return out, shared
+
+
+def state_traces(data: Mapping[str, Any], n: int) -> dict[int, dict[str, Any]]:
+    """What state ``n`` of packed ``data`` patches (trace index → properties), shared
+    patches looked up in the table as the browser does (``ui/live/live.js``)."""
+    return {
+        i: data["patches"][p] if isinstance(p, int) else p for i, p in data["states"][n]["traces"]
+    }
+
+
 def pack(
     label: str,
     states: Sequence[State],
@@ -158,12 +206,17 @@ def pack(
     *,
     chart_key: str,
     config: Mapping[str, Any] | None = None,
+    shared_checks: Sequence[kit.Check] = (),
+    share_patches: bool = False,
 ) -> dict[str, Any]:
     """The component's data: the figure once, each state's changing traces and numbers.
 
     The figure's traces that the states patch take the first state's data, so the payload
     does not depend on ``value`` except for ``index``: a rerun that only moves the value
-    leaves ``digest`` as it was, and the browser keeps its chart.
+    leaves ``digest`` as it was, and the browser keeps its chart. With ``share_patches`` a
+    patch that several states share is sent once (``patches``; read a state's with
+    :func:`state_traces`); ``shared_checks``, the same in every state, are sent once
+    (``sharedHtml``) and shown before each state's badges.
     """
     if not states:
         raise ValueError("a live control needs at least one state")
@@ -174,16 +227,10 @@ def pack(
     data = [dict(t) for t in spec["data"]]
     for i, props in states[0].traces.items():
         data[i].update(props)
+    traces, shared = _patches(states, share_patches)
     packed_states = [
-        {
-            "value": s.value,
-            "label": s.label,
-            "traces": [
-                [i, {k: _round(v) for k, v in props.items()}] for i, props in s.traces.items()
-            ],
-            "html": numbers_html(s),
-        }
-        for s in states
+        {"value": s.value, "label": s.label, "traces": t, "html": numbers_html(s)}
+        for s, t in zip(states, traces, strict=True)
     ]
     body = {
         "label": label,
@@ -193,6 +240,10 @@ def pack(
         "states": packed_states,
         "settleMs": SETTLE_MS,
     }
+    if shared:
+        body["patches"] = shared
+    if shared_checks:
+        body["sharedHtml"] = _badges(shared_checks)
     digest = hashlib.sha1(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
     return {**body, "digest": digest, "index": values.index(value)}
 
@@ -217,17 +268,30 @@ def slider(
     figure: go.Figure,
     *,
     chart_key: str,
+    shared_checks: Sequence[kit.Check] = (),
+    share_patches: bool = False,
 ) -> Value:
     """Draw the live control (slider, chart, numbers) at ``value`` and queue it for the URL.
 
     ``value`` is :func:`current`'s; ``figure`` is the chart at that value (kept for "data &
-    export"); the states patch its traces. The component's element has the key ``key``
-    (``.st-key-<key>``, its slider inside) and the chart the class ``st-key-<chart_key>``,
-    as a ``st.plotly_chart`` with that key would, so the browser tests and the benchmark
-    find both. Returns ``value``.
+    export"); the states patch its traces. ``shared_checks``: badges that do not depend on
+    the state (shown with every state's, sent once); ``share_patches``: send a patch that
+    several states share once (many states, few distinct patches; see :func:`pack`).
+
+    The component's element has the key ``key`` (``.st-key-<key>``, its slider inside) and
+    the chart the class ``st-key-<chart_key>``, as a ``st.plotly_chart`` with that key would,
+    so the browser tests and the benchmark find both. Returns ``value``.
     """
     options = tuple(s.value for s in states)
-    data = pack(label, states, value, figure, chart_key=chart_key)
+    data = pack(
+        label,
+        states,
+        value,
+        figure,
+        chart_key=chart_key,
+        shared_checks=shared_checks,
+        share_patches=share_patches,
+    )
     manager = serve_component_files(PACKAGE, "live", FOLDER.parent, FOLDER.name)
     if manager is not None:  # a server run (AppTest included): mount the component
         _component(manager)(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -113,6 +114,73 @@ def test_numbers_block_escapes_everything_and_shows_the_checks():
     assert "✓ ok &amp; fine — d" in block
     bad = live.numbers_html(live.State(1.0, "1", {}, [], [kit.Check("no", False)]))
     assert 'live-bad"' in bad and "✗ no" in bad
+
+
+def _windows(masks):
+    """States that patch trace 1 with a mask and trace 0 with the state's own marker."""
+    return [
+        live.State(k, str(k), {0: {"x": [k]}, 1: {"z": m}}, [("k", str(k))])
+        for k, m in enumerate(masks)
+    ]
+
+
+def _heatmaps():
+    return go.Figure([go.Scatter(x=[0], y=[0]), go.Heatmap(z=[[1, 1], [1, 1]])])
+
+
+def test_pack_sends_a_patch_that_states_share_once():
+    ones, eye = [[1, 1], [1, 1]], [[1, 0], [0, 1]]
+    states = _windows([ones, ones, eye, ones])
+    data = live.pack("k", states, 2, _heatmaps(), chart_key="c", share_patches=True)
+    assert data["patches"] == [{"z": ones}]  # the mask of windows 0, 1 and 3, sent once
+    assert [s["traces"] for s in data["states"]] == [
+        [[0, {"x": [0]}], [1, 0]],
+        [[0, {"x": [1]}], [1, 0]],
+        [[0, {"x": [2]}], [1, {"z": eye}]],  # its own mask: inline, as before
+        [[0, {"x": [3]}], [1, 0]],
+    ]
+    for k, mask in enumerate([ones, ones, eye, ones]):  # what the browser draws at each
+        assert live.state_traces(data, k) == {0: {"x": [k]}, 1: {"z": mask}}
+    assert data["figure"]["data"][1]["z"] == ones  # the base is the first state
+    plain = live.pack("k", states, 2, _heatmaps(), chart_key="c")  # not asked: as before
+    assert "patches" not in plain and plain["states"][1]["traces"][1] == [1, {"z": ones}]
+
+
+def test_pack_shares_equal_patches_after_rounding_and_only_equal_ones():
+    states = [
+        live.State(0, "0", {0: {"y": [0.12345678]}}),
+        live.State(1, "1", {0: {"y": [0.123456781]}}),  # the same to 7 digits
+        live.State(2, "2", {0: {"y": [0.1234567], "x": [1]}}),
+    ]
+    fig = go.Figure([go.Scatter(x=[0], y=[0])])
+    data = live.pack("k", states, 0, fig, chart_key="c", share_patches=True)
+    assert data["patches"] == [{"y": [0.1234568]}]
+    assert [s["traces"] for s in data["states"]][:2] == [[[0, 0]], [[0, 0]]]
+    assert live.state_traces(data, 2) == {0: {"y": [0.1234567], "x": [1]}}
+
+
+def test_pack_without_shared_patches_or_checks_sends_neither():
+    data = live.pack("T", _states(), 1.0, _figure(), chart_key="c", share_patches=True)
+    assert "patches" not in data and "sharedHtml" not in data
+    assert live.state_traces(data, 0) == dict(data["states"][0]["traces"])
+
+
+def test_shared_checks_are_sent_once_and_change_the_digest():
+    states = _windows([[[1]], [[0]]])
+    fig = go.Figure([go.Scatter(x=[0], y=[0]), go.Heatmap(z=[[1]])])
+    plain = live.pack("k", states, 0, fig, chart_key="c")
+    shared = live.pack(
+        "k", states, 0, fig, chart_key="c", shared_checks=[kit.Check("a <b>", True, "1")]
+    )
+    assert shared["sharedHtml"] == '<span class="live-badge live-ok">✓ a &lt;b&gt; — 1</span>'
+    assert all("a &lt;b&gt;" not in s["html"] for s in shared["states"])
+    assert shared["digest"] != plain["digest"]
+
+
+def test_a_number_with_no_name_shows_its_value_alone():
+    block = live.numbers_html(live.State(0, "0", {}, [("", "window 3: <regions>"), ("k", "3")]))
+    assert '<span class="live-num">window 3: &lt;regions&gt;</span>' in block
+    assert " = <b>3</b>" in block and block.count(" = ") == 1
 
 
 def _report_script() -> None:

@@ -95,6 +95,10 @@ class Live {
     this.labelEl.textContent = data.label;
     this.chart.className = `live-chart st-key-${data.chartKey}`;
     this.input.max = String(data.states.length - 1);
+    // one state left (e.g. one Swin window covering the map): the label and value, no slider
+    const single = data.states.length < 2;
+    this.input.style.display = single ? 'none' : '';
+    this.root.querySelector('.live-ends').style.display = single ? 'none' : '';
     const ends = rootEnds(this.root);
     ends[0].textContent = data.states[0].label;
     ends[1].textContent = data.states[data.states.length - 1].label;
@@ -106,9 +110,13 @@ class Live {
     this.show(index);
   }
 
+  // the base traces with state's patches; a number is an entry of the shared table
   traces(state) {
     const traces = this.base.slice();
-    for (const [i, props] of state.traces) traces[i] = { ...traces[i], ...props };
+    for (const [i, patch] of state.traces) {
+      const props = typeof patch === 'number' ? this.data.patches[patch] : patch;
+      traces[i] = { ...traces[i], ...props };
+    }
     return traces;
   }
 
@@ -128,6 +136,11 @@ class Live {
       this.drawn = true;
     }
     this.numbers.innerHTML = state.html; // built and escaped on the server
+    if (this.data.sharedHtml) {
+      // the checks every state shares, sent once, first in the state's row of badges
+      const badges = this.numbers.querySelector('.live-badges');
+      badges?.insertAdjacentHTML('afterbegin', this.data.sharedHtml);
+    }
     this.input.disabled = false; // a key pressed before the first drawing would be lost
   }
 
