@@ -202,15 +202,17 @@ def window_mask_figure(
         mask: (M², M²) bool mask of window k, True = same region = may attend.
         hovers: hover texts of the ids and of the mask.
 
-    Traces: [0] the window's ids, [1] the mask (1 = may attend).
+    Traces: [0] the window's ids, [1] the mask (1 = may attend); :func:`window_traces` is
+    what changes from one window to the next.
     """
     M = window_ids.shape[0]
     lay = _panels([M, M * M], titles, height)
+    moving = window_traces(window_ids, mask)
     data = [
-        _ids_trace(window_ids, False, hovers[0]),  # no text labels: cheaper to redraw
+        {**_ids_trace(window_ids, False, hovers[0]), **moving[0]},  # no text: cheaper redraw
         {
             "type": "heatmap",
-            "z": np.asarray(mask, dtype=np.int8).tolist(),
+            **moving[1],
             "zmin": 0,
             "zmax": 1,
             "colorscale": MASK_SCALE,
@@ -221,6 +223,17 @@ def window_mask_figure(
         },
     ]
     return figure(data, lay)
+
+
+def window_traces(
+    window_ids: NDArray[np.int64], mask: NDArray[np.bool_]
+) -> dict[int, dict[str, Any]]:
+    """What changes from one window k to another in :func:`window_mask_figure` (a
+    ``ui.live`` state patches these): trace 0's region ids, trace 1's mask as 0/1 ints."""
+    return {
+        0: {"z": np.asarray(window_ids).astype(int).tolist()},
+        1: {"z": np.asarray(mask, dtype=np.int8).tolist()},
+    }
 
 
 def bias_figure(

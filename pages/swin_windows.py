@@ -9,7 +9,7 @@ import streamlit as st
 from core import attention as att
 from core import windows as win
 from figures import windows as figs
-from ui import exercises, kit, tex
+from ui import exercises, kit, live, tex
 from ui.i18n import t_tex
 
 SIDES = [4, 6, 8, 12, 14, 16, 24, 28, 32]
@@ -55,32 +55,76 @@ def region_hover() -> str:
     return page.tr("hover_region", row="%{y}", col="%{x}", id="%{z}") + "<extra></extra>"
 
 
+def window_state(window_ids: np.ndarray, mask: np.ndarray) -> tuple[list[int], list[kit.Check]]:
+    """One window after the roll, from its (M, M) region ids and its (M², M²) mask: the ids
+    it holds and its checks (its mask is symmetric, every token may attend to itself)."""
+    ids = sorted({int(i) for i in window_ids.ravel()})
+    checks = [
+        kit.Check(page.tr("check_symmetric"), bool(np.array_equal(mask, mask.T))),
+        kit.Check(page.tr("check_diagonal"), bool(np.diagonal(mask).all())),
+    ]
+    return ids, checks
+
+
+def ids_set(ids: list[int]) -> str:
+    return "{" + ", ".join(map(str, ids)) + "}"
+
+
 @kit.fragment
 def shift_view(H: int, M: int, s: int, regions: np.ndarray) -> None:
-    """The window slider redraws that window's region ids and its mask."""
+    """The window index as a live control (ui.live): every window's region ids and mask are
+    computed here and redrawn in the browser; the formula follows once the slider settles."""
     shifted = s > 0
-    nW = (H // M) ** 2
-    k = page.slider("window_index", 0, nW - 1, max(nW - 2, 0), key=page.key("window"))
+    per_side = H // M
+    nW = per_side**2
+    windows = list(range(nW))
+    k = live.current(page.key("window"), windows, max(nW - 2, 0))
     masks = win.shifted_window_mask(H, H, M, s)
-    mask = masks[k]
-    window_ids = win.window_partition(regions[:, :, None], M)[k, :, :, 0]
-    page.chart(
-        figs.window_mask_figure(
-            window_ids,
-            mask,
-            titles=(page.tr("window_title"), page.tr("mask_title")),
-            hovers=(
-                region_hover(),
-                page.tr("hover_mask", q="%{y}", k="%{x}", v="%{z}")
-                + f"<extra>{page.tr('hover_same_region')}</extra>",
-            ),
-        ),
-        "shift_chart",
-    )
+    window_ids_all = win.window_partition(regions[:, :, None], M)[..., 0]  # (nW, M, M)
     x = np.arange(H * H * 2, dtype=float).reshape(H, H, 2)
     rolled = win.cyclic_shift(x, s)
     parts = win.window_partition(rolled, M)
-    ids = sorted({int(i) for i in window_ids.ravel()})
+    map_checks = [  # the same for every window
+        kit.Check(page.tr("check_roll"), bool(np.array_equal(win.cyclic_shift(rolled, -s), x))),
+        kit.Check(
+            page.tr("check_partition"),
+            bool(np.array_equal(win.window_reverse(parts, M, H, H), rolled)),
+        ),
+    ]
+    total = f"{M * M}² = {M**4}"
+    states = []
+    at_k = {}  # the current window's state, kept from the loop for the formula
+    for j in windows:
+        set_j, checks_j = at_k[j] = window_state(window_ids_all[j], masks[j])
+        numbers = [  # what the formula says of window j, as the translation words it
+            ("", page.tr("window_regions", k=j, ids=ids_set(set_j))),
+            ("", page.tr("pairs_attend", m=int(masks[j].sum()), total=total)),
+        ]
+        row, col = divmod(j, per_side)  # where window j sits among the windows
+        traces = figs.window_traces(window_ids_all[j], masks[j])
+        states.append(live.State(j, f"{j} ({row}, {col})", traces, numbers, checks_j))
+    window_ids, mask = window_ids_all[k], masks[k]
+    ids, checks = at_k[k]
+    fig = figs.window_mask_figure(
+        window_ids,
+        mask,
+        titles=(page.tr("window_title"), page.tr("mask_title")),
+        hovers=(
+            region_hover(),
+            page.tr("hover_mask", q="%{y}", k="%{x}", v="%{z}")
+            + f"<extra>{page.tr('hover_same_region')}</extra>",
+        ),
+    )
+    live.slider(
+        page.tr("window_index"),
+        page.key("window"),
+        states,
+        k,
+        fig,
+        chart_key=page.key("shift_chart"),
+        shared_checks=map_checks,  # sent once, not once per window (up to 256 windows)
+        share_patches=True,  # most windows have the same ids and mask: each sent once
+    )
     page.formula(
         "shift",
         s=s,
@@ -92,19 +136,8 @@ def shift_view(H: int, M: int, s: int, regions: np.ndarray) -> None:
         pairs=t_tex(
             "swin_windows.pairs_attend", m=str(int(mask.sum())), total=f"{M * M}^2 = {M**4}"
         ),
-        checks=[
-            kit.Check(page.tr("check_roll"), bool(np.array_equal(win.cyclic_shift(rolled, -s), x))),
-            kit.Check(
-                page.tr("check_partition"),
-                bool(np.array_equal(win.window_reverse(parts, M, H, H), rolled)),
-            ),
-            kit.Check(
-                page.tr("check_symmetric"), bool(np.array_equal(masks, masks.transpose(0, 2, 1)))
-            ),
-            kit.Check(
-                page.tr("check_diagonal"), bool(masks[:, np.arange(M * M), np.arange(M * M)].all())
-            ),
-        ],
+        checks=map_checks + checks,
+        badges_shown=False,  # the live control shows them, following k in the browser
     )
 
 
