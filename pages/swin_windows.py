@@ -129,7 +129,11 @@ def shift_view(H: int, M: int, s: int, regions: np.ndarray) -> None:
         "shift",
         s=s,
         shift=f"s = \\lfloor M/2 \\rfloor = {s}" if shifted else "s = 0\\ (\\text{W-MSA})",
-        windows=t_tex("swin_windows.windows_tex", n=str(nW), size=f"{M}\\times{M} = {M * M}"),
+        windows=t_tex(
+            "swin_windows.one_window_tex" if nW == 1 else "swin_windows.windows_tex",
+            n=str(nW),
+            size=f"{M}\\times{M} = {M * M}",
+        ),
         regions=t_tex(
             "swin_windows.window_regions", k=str(k), ids=f"\\{{{', '.join(map(str, ids))}\\}}"
         ),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core import contrastive as ct
-from tests.content.claims import Claim, page_constant
+from tests.content.claims import Claim
 
 
 def views_side() -> str:
@@ -12,10 +12,16 @@ def views_side() -> str:
     return str(cache_simclr.SIDE)
 
 
+def training_steps() -> str:
+    from ui import cache_simclr  # noqa: PLC0415 (imports streamlit: only when checked)
+
+    return str(cache_simclr.STEPS)
+
+
 CLAIMS = [
     Claim("2.398", lambda: f"{ct.chance_level(6):.3f}", why="ln(2N − 1) at N = 6"),
     Claim("11", lambda: str(2 * 6 - 1), why="2N − 1 at N = 6"),
-    Claim("60", lambda: str(page_constant("simclr", "STEPS")), why="steps of a training run"),
+    Claim("60", training_steps, why="steps of a training run"),
     Claim("32", views_side, why="the side of the views the encoder sees"),
 ]
 
