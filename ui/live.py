@@ -35,6 +35,7 @@ import hashlib
 import html
 import json
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -165,29 +166,23 @@ def _patches(
     """Each state's trace patches as ``[i, props]``; with ``share``, a patch that two or more
     states share becomes ``[i, n]``: entry ``n`` of the table of shared patches (sent once)."""
     rounded = [
-        [(i, {k: _round(v) for k, v in props.items()}) for i, props in s.traces.items()]
+        [[i, {k: _round(v) for k, v in props.items()}] for i, props in s.traces.items()]
         for s in states
     ]
+    if not share:  # no keys to build on every rerun of a control that shares nothing
+        return rounded, []
     keys = [[json.dumps(props, sort_keys=True) for _, props in r] for r in rounded]
-    count: dict[str, int] = {}
-    for row in keys:
-        for key in row:
-            count[key] = count.get(key, 0) + 1
+    count = Counter(key for row in keys for key in row)
     table: dict[str, int] = {}
     shared: list[dict[str, Any]] = []
-    out = []
     for r, row in zip(rounded, keys, strict=True):
-        traces = []
-        for (i, props), key in zip(r, row, strict=True):
-            if share and count[key] > 1:
+        for patch, key in zip(r, row, strict=True):
+            if count[key] > 1:
                 if key not in table:
                     table[key] = len(shared)
-                    shared.append(props)
-                traces.append([i, table[key]])
-            else:
-                traces.append([i, props])
-        out.append(traces)
-    return out, shared
+                    shared.append(patch[1])
+                patch[1] = table[key]
+    return rounded, shared
 
 
 def state_traces(data: Mapping[str, Any], n: int) -> dict[int, dict[str, Any]]:
