@@ -64,9 +64,14 @@ def temperature_figure(
     ties = np.flatnonzero(limit > 0)  # where T → 0 puts its mass: 1/m on each of m ties
     lay = layout(title="", x="", y=y_titles[0], height=360, yaxis={"range": [0, 1.1]})
     lay["xaxis"]["domain"] = [0.0, 0.44]
+    # the T axis is fixed (the grid's span, a little padding for the marker at its ends): a
+    # live step only moves the marker (ui.live), and the axis stays where the student saw it
+    lo, hi = np.log10([np.min(temperatures), np.max(temperatures)])
+    pad = 0.03 * (hi - lo)
     lay["xaxis2"] = {
         **lay["xaxis"],
         **LOG_AXIS,
+        "range": [float(lo - pad), float(hi + pad)],
         "domain": [0.56, 1.0],
         "anchor": "y2",
         "title": {"text": x_title},

@@ -3,9 +3,11 @@
 Where a control only picks one of a small set of states (a temperature grid, a query row,
 a step t), the server computes every state once, and a Streamlit component (components v2,
 ``ui/live/live.js``) draws the chart and the state's numbers with no server round trip: an
-arrow key on its slider swaps in that state's trace data (``Plotly.react``) and its block
-of numbers, in the same frame. The browser never computes anything: every number it shows
-was computed here, by ``core``.
+arrow key on its slider swaps in that state's trace data and its block of numbers. Where the
+states change only scatter and bar data on fixed axes (:func:`pack` checks), the traces are
+moved (``Plotly.animate`` with no redraw, in the next frame: no axis or tick label is drawn
+again); otherwise the chart is redrawn (``Plotly.react``). The browser never computes
+anything: every number it shows was computed here, by ``core``.
 
 Where there are many states, what the browser receives can stay small: with
 ``share_patches`` a trace patch that several states share (Swin's shifted windows: most
@@ -54,6 +56,8 @@ NAME = f"{PACKAGE}.live"  # ui/live/: live.js, live.css
 PLOTLY = f"{PACKAGE}.plotly"  # plotly/package_data/: plotly.min.js (same version as the figures)
 FOLDER = Path(__file__).with_name("live")
 SETTLE_MS = 250  # report the value this long after the last step (a held arrow key: once)
+# trace types whose data Plotly.animate moves without redrawing the axes (redraw: false)
+MOVABLE = frozenset({"scatter", "bar"})
 _STORE = "_live_value_"  # st.session_state[_STORE + key]: the value (the component owns `key`)
 
 Value = float | int | str
@@ -193,6 +197,24 @@ def state_traces(data: Mapping[str, Any], n: int) -> dict[int, dict[str, Any]]:
     }
 
 
+def _moves_traces(spec: Mapping[str, Any], states: Sequence[State]) -> bool:
+    """Whether a state can be drawn by moving its traces alone (``Plotly.animate`` with no
+    redraw, about a third of ``Plotly.react``'s time): every patched trace is a scatter or a
+    bar, and every axis whose coordinates a state patches has a fixed range (nothing the
+    states change could move an axis, which that path does not redraw)."""
+    data, lay = spec["data"], spec["layout"]
+    for i in {i for s in states for i in s.traces}:
+        trace = data[i]
+        if trace.get("type", "scatter") not in MOVABLE:
+            return False
+        for letter in {k for s in states for k in s.traces.get(i, {})} & {"x", "y"}:
+            ref = trace.get(f"{letter}axis", letter)  # "x", "x2", …
+            axis = lay.get(f"{letter}axis{ref[1:]}", {})
+            if axis.get("range") is None or axis.get("autorange") not in (None, False):
+                return False
+    return True
+
+
 def pack(
     label: str,
     states: Sequence[State],
@@ -234,6 +256,7 @@ def pack(
         "config": dict(config or kit.PLOTLY_CONFIG),
         "states": packed_states,
         "settleMs": SETTLE_MS,
+        "moveTraces": _moves_traces(spec, states),
     }
     if shared:
         body["patches"] = shared

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlparse
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from bench._latency_js import SEND_HOOK_JS
@@ -109,3 +110,56 @@ def test_a_link_opens_at_its_value_and_a_bad_one_falls_back(page, server):
     expect(page.locator(SLIDER)).to_have_attribute("aria-valuetext", "1")
     expect(page.locator('[data-testid="stMain"]')).to_contain_text("softmax_T")  # the notice
     page.wait_for_function("() => location.search.includes('softmax_T=1')")
+
+
+# In the page: the chart's traces as drawn (trace ids and styles aside), and the same state
+# drawn from scratch by Plotly.newPlot in a hidden box of the chart's size.
+DRAWN_JS = """(key) => {
+  const shape = (plot) => [...plot.querySelectorAll('.cartesianlayer .trace')]
+    .map((t) => t.outerHTML.replace(/ style="[^"]*"/g, '').replace(/trace[0-9a-f]{6}/g, ''));
+  const live = document.querySelector(`.st-key-${key} .adlab-live`).live;
+  const box = document.createElement('div');
+  box.style.cssText = `position:absolute;left:-9999px;width:${live.plot.clientWidth}px;`
+    + `height:${live.plot.clientHeight}px`;
+  document.body.appendChild(box);
+  const state = live.data.states[live.index];
+  return window.Plotly.newPlot(box, live.traces(state), live.layout, live.data.config)
+    .then(() => {
+      const out = {label: state.label, moved: live.data.moveTraces,
+                   shown: shape(live.plot), fresh: shape(box)};
+      window.Plotly.purge(box);
+      box.remove();
+      return out;
+    });
+}"""
+
+
+@pytest.mark.parametrize(
+    ("path", "key"),
+    [
+        ("softmax", "softmax_T"),
+        ("attention_maps", "attention_maps_query"),
+        ("permutations", "permutations_k"),  # σ⁰ = id has no crossings: an empty trace
+    ],
+)
+def test_every_step_draws_what_a_fresh_chart_of_that_state_draws(page, server, path, key):
+    """The moved traces (Plotly.animate, no redraw) of each state equal a from-scratch
+    drawing of it: no trace lost, none left over from the state before, no axis moved."""
+    page.goto(f"{server.url}/{path}")
+    wait_for_app(page)
+    live = page.locator(f".st-key-{key} .adlab-live")
+    page.wait_for_selector(f".st-key-{key} .adlab-live .main-svg")
+    slider = live.locator("input[type=range]")
+    n = int(slider.get_attribute("max")) + 1
+    slider.focus()
+    page.keyboard.press("Home")
+    seen = set()
+    for step in range(n + 2):  # every state, and back from the last one
+        if step:
+            page.keyboard.press("ArrowRight" if step < n else "ArrowLeft")
+        page.wait_for_timeout(60)  # a moved state is drawn in the next animation frame
+        drawn = page.evaluate(DRAWN_JS, key)
+        assert drawn["moved"]  # this control moves its traces (ui.live checked its axes)
+        assert drawn["shown"] == drawn["fresh"], drawn["label"]
+        seen.add(drawn["label"])
+    assert len(seen) == n

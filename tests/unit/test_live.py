@@ -201,3 +201,40 @@ def test_a_reported_value_is_kept_only_if_it_is_an_option(reported, kept):
     at.run()
     assert not at.exception
     assert at.markdown[0].value == f"value={kept}"
+
+
+def _two_panels(**yaxis2):
+    fig = go.Figure(
+        [
+            go.Bar(x=["a", "b"], y=[0.5, 0.5]),
+            go.Scatter(x=[1.0], y=[2.0], xaxis="x2", yaxis="y2"),
+            go.Heatmap(z=[[0.0, 1.0]], xaxis="x3", yaxis="y3"),
+        ]
+    )
+    fig.update_layout(yaxis={"range": [0, 1]}, xaxis2={"range": [0, 5]}, yaxis2=yaxis2)
+    return fig
+
+
+def _moves(fig, patches):
+    states = [live.State(i, str(i), p) for i, p in enumerate(patches)]
+    return live.pack("k", states, 0, fig, chart_key="c")["moveTraces"]
+
+
+def test_traces_move_only_when_nothing_the_states_change_could_move_an_axis():
+    fixed = _two_panels(range=[0, 3])
+    bars = [{0: {"y": [0.2, 0.8]}}, {0: {"y": [0.6, 0.4]}}]
+    assert _moves(fixed, bars)  # a bar on a fixed y; its category x is not patched
+    point = [{1: {"x": [1.0], "y": [2.0]}}, {1: {"x": [4.0], "y": [1.0]}}]
+    assert _moves(fixed, point)
+    assert not _moves(_two_panels(), point)  # y2 autoranges: a point could move it
+    assert not _moves(_two_panels(range=[0, 3], autorange=True), point)
+    assert not _moves(fixed, [{0: {"x": ["b", "a"]}}, {0: {"x": ["a", "b"]}}])  # x autoranges
+    assert _moves(_two_panels(), [{1: {"customdata": [1]}}, {1: {"customdata": [2]}}])
+    # a heatmap is not moved by Plotly.animate: its states are redrawn (Plotly.react)
+    assert not _moves(fixed, [{2: {"z": [[1.0, 0.0]]}}, {2: {"z": [[0.0, 1.0]]}}])
+    assert not _moves(fixed, [{0: {"y": [0.2, 0.8]}, 2: {"z": [[1.0, 0.0]]}}] * 2)
+
+
+def test_the_softmax_temperature_control_moves_its_traces():
+    packed = live.pack("T", _states(), 1.0, _figure(), chart_key="c")
+    assert packed["moveTraces"]  # its T axis is fixed to the grid (figures/softmax.py)
