@@ -13,8 +13,7 @@ from ui import exercises, kit, tex
 
 SIDES = (8, 16, 32)  # the 64×64 sample image averaged to side×side tokens
 METHODS = g.METHODS[1:]  # every method but the reference
-TIMING_SIDES = (8, 16, 24, 32, 40, 48)  # multiples of every window and ratio
-TIMED = ("full", "linear", "sra", "swin")
+TIMING_SIDES, TIMED = cache.TIMING_SIDES, cache.TIMED  # the time view (warmed up there)
 
 page = kit.Page(
     "attention_gallery",
@@ -37,9 +36,9 @@ KNOB_WIDGETS = {  # name: (kind, options or range, default)
     "dilation": ("slider", (1, 4), 2),
     "n_global": ("slider", (0, 4), 2),
     "per_row": ("slider", (0, 8), 4),
-    "window": ("select", (2, 4, 8), 4),
+    "window": ("select", cache.TIMED_KNOBS["window"], 4),
     "shift": ("toggle", (), True),
-    "ratio": ("select", (1, 2, 4, 8), 2),
+    "ratio": ("select", cache.TIMED_KNOBS["ratio"], 2),
     "buckets": ("select", (1, 2, 4, 8, 16, 32), 8),
     "rounds": ("slider", (1, 4), 2),
     "clusters": ("slider", (1, 16), 4),

@@ -6,6 +6,9 @@ each method once. Weights are kept as float32 (a 32×32 map: 4 MB per method).
 
 from __future__ import annotations
 
+import itertools
+from dataclasses import replace
+
 import numpy as np
 import streamlit as st
 
@@ -13,6 +16,15 @@ from core import gallery
 from ui import cache
 
 D_HEAD = 16  # d = dv: the query/key and value width
+TIMING_SIDES = (8, 16, 24, 32, 40, 48)  # the time view's map sides: multiples of every
+# window and ratio
+TIMED = ("full", "linear", "sra", "swin")  # the methods the time view times
+# the time view's knobs and their options (the page's controls offer exactly these)
+TIMED_KNOBS: dict[str, tuple[int | bool, ...]] = {
+    "window": (2, 4, 8),
+    "shift": (True, False),
+    "ratio": (1, 2, 4, 8),
+}
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -91,3 +103,19 @@ def timing_at(side: int, method: str, settings: gallery.Settings, run: int) -> f
         return gallery.make_input(rng.standard_normal((s * s, 7)), s, D_HEAD, rng, 1.0)
 
     return float(gallery.time_methods(random_tokens, (side,), (method,), settings)[0, 0])
+
+
+# ---- the server's warm-up (ui/warmup.py) ----------------------------------------------------
+def warm_timings() -> None:
+    """Time every method of the time view at every side and every option of its own knobs
+    (Swin's window and shift, PVT's ratio) before a student asks: a new option was a new
+    measurement inside the student's step (0.3–0.5 s). About 3.5 s of one core, once per
+    server; "measure again" still measures anew."""
+    for method in TIMED:
+        knobs = [k for k in gallery.KNOBS[method] if k in TIMED_KNOBS]
+        for combo in itertools.product(*(TIMED_KNOBS[k] for k in knobs)):
+            own = gallery.own_settings(
+                method, replace(gallery.Settings(), **dict(zip(knobs, combo, strict=True)))
+            )
+            for side in TIMING_SIDES:
+                timing_at(side, method, own, 0)

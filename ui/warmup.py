@@ -2,8 +2,9 @@
 
 A few pages show, at their default settings, results that take seconds to compute: reverse
 diffusion's samplers (DDPM's 1000 steps) and quality curves, SimCLR's and the backprop page's
-default training runs. Computed inside a student's step, they made the first visit of those
-views, and the first click of the sampler, wait 0.5–2.4 s. :func:`start` computes them in
+default training runs, and the attention gallery's timings (every option of its time view).
+Computed inside a student's step, they made the first visit of those views, and the first
+click of the sampler, wait 0.5–2.4 s. :func:`start` computes them in
 one daemon thread, once per server process, into the same bounded ``st.cache_data`` caches
 the pages read, so those views are cache hits by the time a class opens them. Other
 settings are still computed when a student picks them.
@@ -30,12 +31,13 @@ LOG = get_logger("adlab.warmup")  # Streamlit's format and level (info): the ser
 
 def tasks() -> list[tuple[str, Callable[[], None]]]:
     """(name, work) in the order they run: the longest waits a student would meet first."""
-    from ui import cache_backprop, cache_reverse, cache_simclr
+    from ui import cache_backprop, cache_gallery, cache_reverse, cache_simclr
 
     return [
         ("reverse_diffusion", cache_reverse.warm_defaults),
         ("simclr", cache_simclr.warm_default),
         ("backprop_by_hand", cache_backprop.warm_default),
+        ("attention_gallery", cache_gallery.warm_timings),
     ]
 
 

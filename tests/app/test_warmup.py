@@ -25,7 +25,12 @@ def test_the_warm_up_computes_what_the_default_views_then_find_in_the_cache():
     thread = threading.Thread(target=lambda: box.update(warmup.run()))
     thread.start()
     thread.join()
-    assert set(box) == {"reverse_diffusion", "simclr", "backprop_by_hand"}  # none failed
+    assert set(box) == {  # none failed
+        "reverse_diffusion",
+        "simclr",
+        "backprop_by_hand",
+        "attention_gallery",
+    }
     warm = cached_bytes()
     names = (
         "cache_reverse.exact_run",
@@ -34,6 +39,7 @@ def test_the_warm_up_computes_what_the_default_views_then_find_in_the_cache():
         "cache_reverse.learned_quality",
         "cache_simclr.default_run",
         "cache_backprop.default_runs",
+        "cache_gallery.timing_at",
     )
     assert all(warm[name] > 0 for name in names), warm
 
@@ -53,6 +59,17 @@ def test_the_warm_up_computes_what_the_default_views_then_find_in_the_cache():
     ):
         at = open_page("reverse_diffusion.py", query)
         assert not at.exception and not at.error, query
+    # the gallery's time view at its default knobs and at other options of PVT's and Swin's
+    for query in (
+        {},
+        {"attention_gallery_ratio": "8"},
+        {"attention_gallery_ratio": "1", "attention_gallery_window": "2"},
+    ):
+        at = open_page("attention_gallery.py", {"attention_gallery_view": "time", **query})
+        assert not at.exception and not at.error, query
+        assert at.select_slider(key="attention_gallery_ratio").value == int(
+            query.get("attention_gallery_ratio", 2)
+        )
     for page, view in (("simclr.py", "training"), ("backprop_by_hand.py", None)):
         at = open_page(page, {} if view is None else {page.removesuffix(".py") + "_view": view})
         assert not at.exception and not at.error, page
