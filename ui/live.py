@@ -6,7 +6,9 @@ a step t), the server computes every state once, and a Streamlit component (comp
 arrow key on its slider swaps in that state's trace data and its block of numbers. Where the
 states change only scatter and bar data on fixed axes (:func:`pack` checks), the traces are
 moved (``Plotly.animate`` with no redraw, in the next frame: no axis or tick label is drawn
-again); otherwise the chart is redrawn (``Plotly.react``). The browser never computes
+again); where they change only heatmaps' values on a fixed colour range, those heatmaps are
+repainted alone (Plotly's own heatmap drawing; see ``live.js``); otherwise the chart is
+redrawn (``Plotly.react``). The browser never computes
 anything: every number it shows was computed here, by ``core``.
 
 Where there are many states, what the browser receives can stay small: with
@@ -215,6 +217,22 @@ def _moves_traces(spec: Mapping[str, Any], states: Sequence[State]) -> bool:
     return True
 
 
+def _repaints_heatmaps(spec: Mapping[str, Any], states: Sequence[State]) -> bool:
+    """Whether a state can be drawn by repainting heatmaps alone: every patched trace is a
+    heatmap, a state patches only its ``z``, and its colour range is fixed (``zmin`` and
+    ``zmax``), so neither the colour bar nor anything else in the figure changes."""
+    data = spec["data"]
+    patched = {i for s in states for i in s.traces}
+    return bool(patched) and all(
+        data[i].get("type") == "heatmap"
+        and data[i].get("zmin") is not None
+        and data[i].get("zmax") is not None
+        and not data[i].get("zauto")
+        and all(set(s.traces.get(i, {})) <= {"z"} for s in states)
+        for i in patched
+    )
+
+
 def pack(
     label: str,
     states: Sequence[State],
@@ -257,6 +275,7 @@ def pack(
         "states": packed_states,
         "settleMs": SETTLE_MS,
         "moveTraces": _moves_traces(spec, states),
+        "repaintHeatmaps": _repaints_heatmaps(spec, states),
     }
     if shared:
         body["patches"] = shared

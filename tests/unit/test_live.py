@@ -238,3 +238,21 @@ def test_traces_move_only_when_nothing_the_states_change_could_move_an_axis():
 def test_the_softmax_temperature_control_moves_its_traces():
     packed = live.pack("T", _states(), 1.0, _figure(), chart_key="c")
     assert packed["moveTraces"]  # its T axis is fixed to the grid (figures/softmax.py)
+
+
+def _repaints(fig, patches):
+    states = [live.State(i, str(i), p) for i, p in enumerate(patches)]
+    return live.pack("k", states, 0, fig, chart_key="c")["repaintHeatmaps"]
+
+
+def test_heatmaps_are_repainted_alone_only_when_only_their_values_change_on_a_fixed_scale():
+    def maps(**trace):
+        return go.Figure([go.Heatmap(z=[[0.0, 1.0]], **trace), go.Scatter(x=[0], y=[0])])
+
+    z = [{0: {"z": [[1.0, 0.0]]}}, {0: {"z": [[0.0, 1.0]]}}]
+    assert _repaints(maps(zmin=0, zmax=1), z)
+    assert not _repaints(maps(), z)  # the colour range follows the values: the bar moves
+    assert not _repaints(maps(zmin=0), z)
+    assert not _repaints(maps(zmin=0, zmax=1, zauto=True), z)
+    assert not _repaints(maps(zmin=0, zmax=1), [{0: {"z": [[1.0, 0.0]], "customdata": [[1, 2]]}}])
+    assert not _repaints(maps(zmin=0, zmax=1), [{1: {"y": [1]}}, {1: {"y": [2]}}])
