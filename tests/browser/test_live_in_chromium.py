@@ -181,3 +181,31 @@ def test_every_step_draws_what_a_fresh_chart_of_that_state_draws(page, server, p
             ways.add(drawn["by"])
     assert len(seen) == n
     assert ways == by  # the fast way was taken (not a silent fall-back to Plotly.react)
+
+
+def test_a_redraw_right_after_a_move_shows_the_later_state(page, server):
+    """σ² → σ¹ moves the traces in the next frame; σ¹ → σ⁰ = id (no crossings) is redrawn
+    at once. Pressed within one frame, the redraw must not be overwritten by the move."""
+    key = "permutations_k"
+    page.goto(f"{server.url}/permutations?{key}=2")
+    wait_for_app(page)
+    page.wait_for_selector(f".st-key-{key} .adlab-live .main-svg")
+    slider = page.locator(f".st-key-{key} input[type=range]")
+    expect(slider).to_have_attribute("aria-valuetext", "2")
+    slider.focus()
+    # both steps inside one task: nothing can draw between them
+    page.evaluate(
+        """(key) => {
+          const input = document.querySelector(`.st-key-${key} input[type=range]`);
+          for (const _ of [1, 2]) {
+            input.value = String(Number(input.value) - 1);
+            input.dispatchEvent(new Event('input'));
+          }
+        }""",
+        key,
+    )
+    expect(slider).to_have_attribute("aria-valuetext", "0")
+    page.wait_for_timeout(150)  # the queued move's frame, and the redraw after it
+    drawn = page.evaluate(DRAWN_JS, key)
+    assert drawn["by"] == "react"
+    assert drawn["shown"] == drawn["fresh"]

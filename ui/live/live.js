@@ -67,6 +67,7 @@ class Live {
     this.drawn = false;
     this.shownEmpty = false; // the state drawn has a patched trace with no points
     this.drawnBy = null; // how the last state was drawn: new, move, repaint or react (tests)
+    this.moving = null; // the promise of a move queued for the next animation frame
     this.input.addEventListener('input', () => {
       if (!this.Plotly) return; // not drawn yet (the input is disabled until then)
       this.show(Number(this.input.value));
@@ -141,7 +142,7 @@ class Live {
     } else if (this.drawn && this.data.repaintHeatmaps && this.repaint(state)) {
       this.drawnBy = 'repaint'; // only heatmaps' values changed (ui/live.py checks)
     } else if (this.drawn) {
-      this.Plotly.react(this.plot, this.traces(state), this.layout, this.data.config);
+      this.redraw();
       this.drawnBy = 'react';
     } else {
       const traces = this.traces(state);
@@ -176,7 +177,24 @@ class Live {
       patches[i] = typeof patch === 'number' ? this.data.patches[patch] : patch;
     }
     const indices = patches.map((_, i) => i);
-    this.Plotly.animate(this.plot, { data: patches, traces: indices }, MOVE);
+    const moving = this.Plotly.animate(this.plot, { data: patches, traces: indices }, MOVE);
+    this.moving = moving;
+    const done = () => {
+      if (this.moving === moving) this.moving = null;
+    };
+    moving.then(done, done);
+  }
+
+  // Plotly.react of the state shown; after a move still queued for the next frame, not
+  // before it (the move would then draw its older state over this one)
+  redraw() {
+    if (this.moving) {
+      const again = () => this.redraw();
+      this.moving.then(again, again);
+      return;
+    }
+    const state = this.data.states[this.index];
+    this.Plotly.react(this.plot, this.traces(state), this.layout, this.data.config);
   }
 
   // Repaint the state's heatmaps alone, with Plotly's own heatmap drawing (the trace's
