@@ -8,8 +8,8 @@ states change only scatter and bar data on fixed axes (:func:`pack` checks), the
 moved (``Plotly.animate`` with no redraw, in the next frame: no axis or tick label is drawn
 again); where they change only heatmaps' values on a fixed colour range, those heatmaps are
 repainted alone (Plotly's own heatmap drawing; see ``live.js``); otherwise the chart is
-redrawn (``Plotly.react``). The browser never computes
-anything: every number it shows was computed here, by ``core``.
+redrawn (``Plotly.react``). The browser never computes anything: every number it shows was
+computed here, by ``core``.
 
 Where there are many states, what the browser receives can stay small: with
 ``share_patches`` a trace patch that several states share (Swin's shifted windows: most

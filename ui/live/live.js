@@ -114,11 +114,16 @@ class Live {
     this.show(index);
   }
 
+  // a state's patch of one trace: its properties, or (a number) an entry of the shared table
+  patch(p) {
+    return typeof p === 'number' ? this.data.patches[p] : p;
+  }
+
   // the base traces with state's patches; a number is an entry of the shared table
   traces(state) {
     const traces = this.base.slice();
     for (const [i, patch] of state.traces) {
-      const props = typeof patch === 'number' ? this.data.patches[patch] : patch;
+      const props = this.patch(patch);
       traces[i] = { ...traces[i], ...props };
     }
     return traces;
@@ -133,7 +138,7 @@ class Live {
     this.input.value = String(i);
     this.input.setAttribute('aria-valuetext', state.label);
     this.output.textContent = state.label;
-    const empty = this.hasEmptyTrace(state);
+    const empty = this.data.moveTraces && this.hasEmptyTrace(state);
     if (this.drawn && this.data.moveTraces && !empty && !this.shownEmpty) {
       // only scatter and bar data on fixed axes change (ui/live.py checks): move the traces,
       // no axes, ticks or layout drawn again (about a third of Plotly.react's time)
@@ -164,7 +169,7 @@ class Live {
   // does not draw a trace that had none): such a step, and the one after it, are redrawn
   hasEmptyTrace(state) {
     return state.traces.some(([, p]) => {
-      const patch = typeof p === 'number' ? this.data.patches[p] : p;
+      const patch = this.patch(p);
       return ['x', 'y'].some((k) => Array.isArray(patch[k]) && patch[k].length === 0);
     });
   }
@@ -174,7 +179,7 @@ class Live {
   move(state) {
     const patches = this.base.map(() => ({}));
     for (const [i, patch] of state.traces) {
-      patches[i] = typeof patch === 'number' ? this.data.patches[patch] : patch;
+      patches[i] = this.patch(patch);
     }
     const indices = patches.map((_, i) => i);
     const moving = this.Plotly.animate(this.plot, { data: patches, traces: indices }, MOVE);
@@ -206,7 +211,7 @@ class Live {
     const gd = this.plot;
     const jobs = [];
     for (const [i, p] of state.traces) {
-      const z = (typeof p === 'number' ? this.data.patches[p] : p).z;
+      const z = this.patch(p).z;
       const full = gd._fullData?.[i];
       const calc = gd.calcdata?.[i];
       const subplot = full && gd._fullLayout?._plots?.[full.xaxis + full.yaxis];
