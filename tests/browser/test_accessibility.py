@@ -26,6 +26,11 @@ def axe_source() -> str:
 
 
 def violations(page: Page, axe_source: str) -> list[dict]:
+    # audit the page at rest: a colour still fading in (a CSS transition on load, e.g. a
+    # shortcut hint's) read as low contrast in one run of several
+    page.wait_for_function(
+        "() => document.getAnimations().every((a) => a.playState !== 'running')", timeout=5000
+    )
     page.add_script_tag(content=axe_source)
     return page.evaluate(
         """async () => {
