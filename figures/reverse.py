@@ -73,12 +73,29 @@ def _domains(n: int, gap: float = 0.06) -> list[tuple[float, float]]:
 
 def _path(points: Array) -> tuple[list, list]:
     """Several polylines (m, k, 2) as one trace's x and y, None between them."""
-    xs: list = []
-    ys: list = []
-    for line in points:
-        xs += [*_list(line[:, 0]), None]
-        ys += [*_list(line[:, 1]), None]
-    return xs, ys
+    m, k, _ = points.shape
+    out = []
+    for axis in (0, 1):
+        cells = np.full((m, k + 1), None, dtype=object)
+        if m:
+            cells[:, :k] = np.round(points[..., axis].astype(float), 3).tolist()
+        out.append(cells.ravel().tolist())
+    return out[0], out[1]
+
+
+def _arrow_heads(starts: Array, ends: Array, length: float) -> Array:
+    """(m, 3, 2) triangles at the arrows' ends, pointing along them: tip, then both barbs.
+
+    A head is ``length`` long (at most half its arrow) and 0.9 of that wide; an arrow of
+    length 0 gets a triangle of size 0.
+    """
+    d = ends - starts
+    norm = np.linalg.norm(d, axis=1, keepdims=True)
+    u = np.divide(d, norm, out=np.zeros_like(d), where=norm > 0)  # unit direction
+    h = np.minimum(length, 0.5 * norm)  # (m, 1)
+    side = 0.45 * h * np.stack([-u[:, 1], u[:, 0]], axis=1)  # half the base, across
+    base = ends - h * u
+    return np.stack([ends, base + side, base - side], axis=1)
 
 
 @dataclass(frozen=True)
@@ -248,6 +265,7 @@ def field_figure(
     names: tuple[str, str, str],
     radius: float = 3.0,
     height: int = 420,
+    head: float = 0.09,
 ) -> go.Figure:
     """The denoising direction −ε̂(x, t) on a grid, over samples of q(x_t).
 
@@ -256,9 +274,11 @@ def field_figure(
         noisy: (n, 2) samples of q(x_t) (the data pushed to step t).
         density: (xs (a,), ys (b,), log q (b, a)) of the exact q(x_t), or ``None``.
         names: legend names of the samples, the arrows and the contours.
+        head: an arrow head's length in data units (at most half its arrow's).
 
-    Traces per panel p: samples, arrows (lines with arrow-head markers), and with a density,
-    the contours last. The layout does not depend on t (only trace data changes).
+    Traces per panel p: samples, the arrows' shafts, their heads (filled triangles, one
+    path), and with a density, the contours last. The layout does not depend on t (only
+    trace data changes).
     """
     lay = layout(title="", x="", y="", height=height)
     del lay["xaxis"], lay["yaxis"]
@@ -270,11 +290,9 @@ def field_figure(
         axes = {"xaxis": f"x{sfx}", "yaxis": f"y{sfx}"}
         colour = SOURCE_COLOURS.get(panel.source, BLUE)
         ends = panel.starts + panel.arrows
-        xs, ys, sizes = [], [], []
-        for (x0, y0), (x1, y1) in zip(panel.starts, ends, strict=True):
-            xs += [round(float(x0), 3), round(float(x1), 3), None]
-            ys += [round(float(y0), 3), round(float(y1), 3), None]
-            sizes += [0, 7, 0]
+        shafts = _path(np.stack([panel.starts, ends], axis=1))
+        heads = _path(_arrow_heads(panel.starts, ends, head))
+        group = f"arrows{p}"
         traces += [
             {
                 "type": "scatter",
@@ -290,17 +308,25 @@ def field_figure(
             },
             {
                 "type": "scatter",
-                "x": xs,
-                "y": ys,
-                "mode": "lines+markers",
+                "x": shafts[0],
+                "y": shafts[1],
+                "mode": "lines",
                 "name": f"{names[1]} ({panel.title})",
+                "legendgroup": group,
                 "line": {"color": colour, "width": 1.5, "dash": "solid"},
-                "marker": {
-                    "symbol": "arrow",
-                    "angleref": "previous",
-                    "size": sizes,
-                    "color": colour,
-                },
+                "hoverinfo": "skip",
+                **axes,
+            },
+            {  # every head is a filled triangle of one path (a marker each costs far more)
+                "type": "scatter",
+                "x": heads[0],
+                "y": heads[1],
+                "mode": "none",
+                "fill": "toself",
+                "fillcolor": colour,
+                "name": f"{names[1]} ({panel.title})",
+                "legendgroup": group,
+                "showlegend": False,
                 "hoverinfo": "skip",
                 **axes,
             },

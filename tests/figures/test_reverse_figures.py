@@ -65,16 +65,33 @@ def test_field_figure_draws_one_arrow_per_grid_point(with_density):
         panels, rng.standard_normal((20, 2)), density, names=("q(x_t)", "−ε̂", "log q")
     )
     assert_valid_plotly(fig)
-    per_panel = 3 if with_density else 2
+    per_panel = 4 if with_density else 3
     assert len(fig.data) == 2 * per_panel
-    arrows_trace = fig.data[1]
-    assert arrows_trace.mode == "lines+markers" and arrows_trace.marker.symbol == "arrow"
-    xs = np.array([v for v in arrows_trace.x if v is not None]).reshape(G, 2)
-    assert np.allclose(
-        xs[:, 1] - xs[:, 0], np.round(starts[:, 0] + arrows[:, 0], 3) - np.round(starts[:, 0], 3)
-    )
+    for p, panel in enumerate(panels):
+        shafts, heads = fig.data[p * per_panel + 1], fig.data[p * per_panel + 2]
+        assert shafts.mode == "lines" and heads.fill == "toself"
+        assert shafts.legendgroup == heads.legendgroup and not heads.showlegend
+        ends = panel.starts + panel.arrows
+        xy = np.array([[x, y] for x, y in zip(shafts.x, shafts.y, strict=True) if x is not None])
+        assert np.allclose(xy.reshape(G, 2, 2), np.stack([panel.starts, ends], axis=1), atol=1e-3)
+        tri = np.array([[x, y] for x, y in zip(heads.x, heads.y, strict=True) if x is not None])
+        tri = tri.reshape(G, 3, 2)
+        assert np.allclose(tri[:, 0], ends, atol=1e-3)  # the tip is the arrow's end
+        base = tri[:, 1:].mean(axis=1)  # the base's middle lies back along the arrow
+        back = ends - base
+        cross = back[:, 0] * panel.arrows[:, 1] - back[:, 1] * panel.arrows[:, 0]
+        assert np.allclose(cross, 0, atol=1e-3) and np.all(np.sum(back * panel.arrows, 1) > 0)
+        length = np.linalg.norm(back, axis=1)
+        assert np.all(length <= 0.5 * np.linalg.norm(panel.arrows, axis=1) + 1e-3)
     if with_density:
-        assert fig.data[2].type == "contour"
+        assert fig.data[3].type == "contour"
+
+
+def test_an_arrow_of_length_zero_gets_a_head_of_size_zero():
+    starts = np.array([[0.0, 0.0], [1.0, 1.0]])
+    heads = figs._arrow_heads(starts, starts + [[0.0, 0.0], [2.0, 0.0]], 0.1)
+    assert np.allclose(heads[0], 0.0)
+    assert np.allclose(heads[1], [[3.0, 1.0], [2.9, 1.045], [2.9, 0.955]])
 
 
 def test_quality_figure_is_log_log_with_a_floor_line():
