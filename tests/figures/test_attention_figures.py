@@ -7,6 +7,7 @@ import numpy as np
 from core import attention as att
 from figures import attention as figs
 from figures.style import SEQUENTIAL
+from tests.figures.validation import assert_valid_plotly
 
 
 def test_attention_heatmap_puts_query_zero_on_top_and_keeps_repeated_words_apart():
@@ -43,6 +44,7 @@ def test_query_row_figure_has_fixed_axes_and_two_bar_traces():
 def test_head_grid_tiles_every_head_into_one_heatmap_with_gaps():
     w = np.random.default_rng(0).dirichlet(np.ones(4), size=(6, 4))  # (6 heads, 4, 4)
     fig = figs.head_grid(w, list("abcd"), title="heads", head_title="head {i}")
+    assert_valid_plotly(fig)
     (trace,) = fig.data
     assert trace.type == "heatmap" and trace.hoverongaps is False
     z = np.asarray(trace.z, dtype=float)

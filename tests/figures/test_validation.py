@@ -80,3 +80,31 @@ def test_lines_and_markers_differ_by_more_than_colour():
     assert fig.data[3].marker.symbol != fig.data[4].marker.symbol
     single = figure([{"type": "scatter", "x": [0], "y": [0], "mode": "lines"}], {})
     assert single.data[0].line.dash is None  # one line: nothing to tell apart
+
+
+def test_a_figure_encodes_as_plotly_would_without_copying_or_changing_itself():
+    """figures.style.Figure.to_dict (what Streamlit encodes) gives Plotly's own JSON, numpy
+    arrays as typed arrays included, leaves the figure's arrays as they were, and keeps the
+    animation frames."""
+    import json
+
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    from figures.style import figure
+
+    z = np.arange(12.0).reshape(3, 4)
+    data = [
+        {"type": "heatmap", "z": z, "zmin": 0.0, "zmax": 11.0},
+        {"type": "scatter", "x": [0, 1, None, 2], "y": np.array([1.0, 2.0, np.nan, 3.0])},
+    ]
+    layout = {"xaxis": {"range": np.array([0.0, 3.0])}, "annotations": [{"text": "a", "x": 1}]}
+    frames = [{"name": "1", "data": [{"type": "heatmap", "z": z + 1}], "traces": [0]}]
+    fig = figure(data, layout, frames)
+    ours = pio.to_json(fig.to_dict(), validate=False)
+    theirs = go.Figure({"data": data, "layout": layout, "frames": frames})
+    assert json.loads(ours) == json.loads(pio.to_json(theirs.to_dict(), validate=False))
+    assert '"bdata"' in ours  # the heatmap's z went as a typed array, as Plotly sends it
+    assert isinstance(fig.data[0].z, np.ndarray) and np.array_equal(fig.data[0].z, z)
+    assert fig.to_dict()["data"][1]["x"] is fig.to_dict()["data"][1]["x"]  # shared, not copied
+    assert [f.name for f in fig.frames] == ["1"] and np.array_equal(fig.frames[0].data[0].z, z + 1)
