@@ -286,13 +286,16 @@ def _quality(spec: TrainSpec, model: rv.EpsModel) -> Quality:
                 S,
                 np.random.default_rng([spec.seed, 6, S]),
                 eta=eta,
+                keep_path=False,
             )
             for S in counts
         ]
         names.append(f"{sampler}_eta{eta:g}" if sampler == "ddim" else sampler)
         calls.append([r.evaluations for r in runs])
         ends.append([r.path[-1] for r in runs])
-    ddpm = rv.sample(x_T, model, s, "ddpm", T, np.random.default_rng([spec.seed, 7]))
+    ddpm = rv.sample(
+        x_T, model, s, "ddpm", T, np.random.default_rng([spec.seed, 7]), keep_path=False
+    )
     names.append("ddpm")
     calls.append([T])
     ends.append([ddpm.path[-1]])

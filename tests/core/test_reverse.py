@@ -395,6 +395,54 @@ def test_ddpm_with_the_exact_eps_gives_a_gaussian_its_mean_and_variance():
     assert np.all(np.abs(x.var(axis=0) / sigma**2 - 1) < 0.05)
 
 
+@pytest.mark.parametrize(("sampler", "eta"), [("ddpm", 0.0), ("ddim", 0.0), ("ddim", 0.6)])
+@pytest.mark.parametrize("variance", ["posterior", "beta"])
+def test_a_run_is_the_public_steps_one_after_another(sampler, eta, variance):
+    """sample checks its inputs once and then takes unchecked steps: each step equals, to the
+    last bit, ddpm_step or ddim_step (the functions tested against diffusers) with the same
+    ε̂ and noise; keep_path=False keeps x_T and the same samples."""
+    s = dif.make_schedule("cosine", 60)
+    model = rv.gmm_eps_model(s, *MIX)
+    x_T = np.random.default_rng(1).standard_normal((50, 2))
+    n = 60 if sampler == "ddpm" else 12
+    run = rv.sample(x_T, model, s, sampler, n, np.random.default_rng(2), eta=eta, variance=variance)
+    noise = np.random.default_rng(2)  # the run's draws, in its order
+    noisy = sampler == "ddpm" or eta > 0
+    for i, (t, t_prev) in enumerate(zip(run.steps[:-1], run.steps[1:], strict=True)):
+        x, eps = run.path[i], model(run.path[i], int(t))
+        z = noise.standard_normal(x.shape) if noisy else None
+        if sampler == "ddpm":
+            expected = rv.ddpm_step(x, int(t), eps, s, z, variance)
+        else:
+            expected = rv.ddim_step(x, int(t), int(t_prev), eps, s, eta, z)
+        assert np.array_equal(run.path[i + 1], expected)
+    short = rv.sample(
+        x_T,
+        model,
+        s,
+        sampler,
+        n,
+        np.random.default_rng(2),
+        eta=eta,
+        variance=variance,
+        keep_path=False,
+    )
+    assert short.path.shape == (2, 50, 2) and np.array_equal(short.path[0], x_T)
+    assert np.array_equal(short.path[-1], run.path[-1]) and short.evaluations == run.evaluations
+
+
+@pytest.mark.parametrize(
+    ("bad", "code"),
+    [(lambda x: np.full_like(x, np.nan), "not_finite"), (lambda x: x[:, :1], "reverse_shapes")],
+)
+@pytest.mark.parametrize("sampler", rv.SAMPLERS)
+def test_a_model_that_returns_bad_values_stops_the_run_with_a_clear_error(bad, code, sampler):
+    s = dif.make_schedule("linear", 10)
+    with pytest.raises(CoreError) as err:
+        rv.sample(np.zeros((3, 2)), lambda x, t: bad(x), s, sampler, 10, np.random.default_rng(0))
+    assert err.value.code == code
+
+
 def test_evaluations_count_network_calls():
     s = dif.make_schedule("linear", 100)
     calls = []
