@@ -235,6 +235,20 @@ def rescored_top_k(q: ArrayLike, keys: ArrayLike, candidates: list, K: int) -> l
     return out
 
 
+def _ranks(scores: Array) -> IntArray:
+    """Each entry's place in its row, best (largest) first, ties by index: (Q, k)."""
+    return np.argsort(np.argsort(-scores, axis=1, kind="stable"), axis=1)
+
+
+def _rescored_recall(cands: BoolArray, is_true: BoolArray, K: int) -> float:
+    """Mean recall@K of rescoring each query's candidates (a (Q, N) mask) exactly.
+
+    No sort is needed: a true top-K key among the candidates ranks among them no lower than
+    it ranks among all keys, so the K best candidates hold every true key that is a candidate.
+    """
+    return float(np.mean(np.sum(cands & is_true, axis=1) / K))
+
+
 @dataclass(frozen=True)
 class RecallCurves:
     """Approximate MIPS against its cost, for L = 1..k probed clusters (each array (k,)).
@@ -257,22 +271,42 @@ class RecallCurves:
 def recall_curves(
     q: ArrayLike, keys: ArrayLike, K: int, k1: int, k2: int, rng: np.random.Generator
 ) -> RecallCurves:
-    """Mean recall@K and mean dot products for L = 1..k1*k2 probed clusters (flat and tree)."""
+    """Mean recall@K and mean dot products for L = 1..k1*k2 probed clusters (flat and tree).
+
+    The searches of :func:`search_flat` and :func:`search_tree` and the rescoring of
+    :func:`rescored_top_k`, for every query at once as (Q, N) masks: every product is computed
+    once, and L only moves thresholds on ranks (``tests/core/test_routing.py`` checks the
+    curves against those functions, query by query).
+    """
     keys = validation.finite_array(keys, "keys", ndim=2)
     K = validation.positive_int(K, "K", len(keys))
+    q = np.atleast_2d(np.asarray(q, dtype=np.float64))
     truth = top_k_inner_product(q, keys, K)
+    is_true = np.zeros((len(q), len(keys)), dtype=bool)
+    np.put_along_axis(is_true, truth, True, axis=1)
     flat = kmeans(keys, int(k1) * int(k2), rng)
     tree = build_tree(keys, k1, k2, rng)
     probes = np.arange(1, len(flat.centroids) + 1)
+    flat_rank = _ranks(q @ flat.centroids.T)  # (Q, k): 0 for a query's best centroid
+    top_order = np.argsort(-(q @ tree.top.T), axis=1, kind="stable")  # (Q, k1)
+    top_rank = np.argsort(top_order, axis=1)
+    reach = np.cumsum(np.bincount(tree.parent, minlength=len(tree.top))[top_order], axis=1)
+    leaf_scores = q @ tree.leaves.T  # (Q, leaves)
     dots = {"flat": np.zeros(len(probes)), "tree": np.zeros(len(probes))}
     found = {"flat": np.zeros(len(probes)), "tree": np.zeros(len(probes))}
-    for i, L in enumerate(probes):
-        for name, (cands, cost) in (
-            ("flat", search_flat(q, keys, flat.centroids, flat.labels, L)),
-            ("tree", search_tree(q, keys, tree, L)),
-        ):
-            dots[name][i] = cost.mean()
-            found[name][i] = recall(rescored_top_k(q, keys, cands, K), truth).mean()
+    for i, L in enumerate(probes.tolist()):
+        cands = (flat_rank < L)[:, flat.labels]  # the keys of the L best centroids
+        dots["flat"][i] = np.mean(len(flat.centroids) + cands.sum(axis=1))
+        found["flat"][i] = _rescored_recall(cands, is_true, K)
+        # open the best top clusters until they hold at least L leaves, scan the L best leaves
+        n_open = np.sum(reach < L, axis=1) + 1
+        opened = (top_rank < n_open[:, None])[:, tree.parent]  # (Q, leaves)
+        best = np.argsort(-np.where(opened, leaf_scores, -np.inf), axis=1, kind="stable")[:, :L]
+        scanned = np.zeros_like(opened)
+        np.put_along_axis(scanned, best, np.take_along_axis(opened, best, axis=1), axis=1)
+        cands = scanned[:, tree.labels]
+        dots["tree"][i] = np.mean(len(tree.top) + opened.sum(axis=1) + cands.sum(axis=1))
+        found["tree"][i] = _rescored_recall(cands, is_true, K)
     return RecallCurves(
         probes.astype(float), dots["flat"], found["flat"], dots["tree"], found["tree"], len(keys)
     )

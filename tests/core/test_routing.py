@@ -123,6 +123,27 @@ def test_recall_curves_rise_to_one_and_the_tree_needs_fewer_centroid_products():
     assert curves.n_keys == 400 and curves.probes.tolist() == list(range(1, 17))
 
 
+@given(st.integers(0, 2**31), st.integers(1, 12), st.sampled_from([(4, 4), (3, 5), (2, 8)]))
+@settings(max_examples=25, deadline=None)
+def test_recall_curves_are_the_searches_query_by_query(seed, K, ks):
+    """The curves (every query at once, as masks) are what search_flat, search_tree,
+    rescored_top_k and recall give one query at a time, with the same clusterings."""
+    k1, k2 = ks
+    keys, q = toydata.mips_keys(120, 9, 6, 4, np.random.default_rng(seed), equal_norms=seed % 2)
+    curves = rt.recall_curves(q, keys, K, k1, k2, np.random.default_rng([seed, 2]))
+    rng = np.random.default_rng([seed, 2])
+    flat, tree = rt.kmeans(keys, k1 * k2, rng), rt.build_tree(keys, k1, k2, rng)
+    truth = rt.top_k_inner_product(q, keys, K)
+    for i, L in enumerate(curves.probes.astype(int)):
+        for (cands, cost), dots, found in (
+            (rt.search_flat(q, keys, flat.centroids, flat.labels, L), "flat_dots", "flat_recall"),
+            (rt.search_tree(q, keys, tree, L), "tree_dots", "tree_recall"),
+        ):
+            r = rt.recall(rt.rescored_top_k(q, keys, cands, K), truth)
+            assert getattr(curves, dots)[i] == pytest.approx(cost.mean())
+            assert getattr(curves, found)[i] == pytest.approx(r.mean())
+
+
 @given(st.integers(0, 2**31), st.integers(1, 6))
 @settings(max_examples=30)
 def test_with_equal_norms_mips_nearest_neighbour_and_cosine_agree(seed, K):
