@@ -613,7 +613,7 @@ def ddim_step(
 
 def _ddim_coefficients(
     t: int, t_prev: int, schedule: Schedule, eta: float, from_eps: bool = True
-) -> tuple[float, float, float, float]:
+) -> tuple[float, float, float, float, float]:
     """√ᾱ_t, √(1−ᾱ_t), √ᾱ_prev, σ and √(1 − ᾱ_prev − σ²) of DDIM's step t → t_prev
     (checked steps; ``from_eps``: x̂_0 will be computed from ε̂, which needs ᾱ_t > 0)."""
     a, a_prev = alpha_bar_at(t, schedule), alpha_bar_at(t_prev, schedule)
