@@ -6,7 +6,8 @@
   starts a step; returns ``{value, min, max, focused, chartReady}``.
 * a capturing ``keydown`` listener stamps ``event.timeStamp`` (same clock as ``performance.now``).
 * a ``MutationObserver`` on ``document.body`` stamps the first mutation after the keydown that
-  makes the ``.js-plotly-plot`` content differ from the snapshot (``firstChange``), the next
+  makes the ``.js-plotly-plot`` content differ from the snapshot while the plot is visible
+  (``firstChange``: ``st.plotly_chart`` first builds a new chart hidden), the next
   animation frame after it (``painted``) and the last mutation inside the chart (``lastChange``).
 * ``settled(quietMs)`` is true once the chart changed (or an exception is shown), nothing in it
   moved for ``quietMs`` and Streamlit shows no status widget (no script run in flight); for a
@@ -62,11 +63,13 @@ INSTALL_JS = r"""
     }
     return byKey(spec);
   };
+  // a chart counts once it is on screen: st.plotly_chart mounts a new chart when its figure
+  // changes and builds it hidden first (visibility: hidden), then draws it at its width
   const contentOf = (spec, box) => {
     if (!box) return null;
     if (spec && spec.startsWith('#')) return box.innerText;
     const plot = plotOf(box);
-    return plot ? plot.innerHTML : null;
+    return plot && getComputedStyle(plot).visibility === 'visible' ? plot.innerHTML : null;
   };
   const hash = (text) => {
     let h = 0;
