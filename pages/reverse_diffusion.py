@@ -17,8 +17,6 @@ from ui import cache_reverse as cr
 from ui import exercises, kit, perf, tex
 
 DATA = ("mixture", "moons", "swiss_roll", "circle")
-SPREADS = [0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5]
-BALANCES = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
 STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
 GRID = np.linspace(-2.4, 2.4, 17)  # where the field's arrows start
 ARROW = 0.9 * (GRID[1] - GRID[0])  # the longest arrow at each t (lengths are relative)
@@ -57,11 +55,11 @@ def settings() -> dn.TrainSpec:
         with b:
             layout = page.selectbox("layout", toydata.MIXTURE_LAYOUTS, "ring")
         with c:
-            k = page.slider("components", 1, 8, 4)
+            k = page.slider("components", cr.COMPONENTS[0], cr.COMPONENTS[-1], 4)
         with d:
-            spread = page.select_slider("spread", SPREADS, 0.15)
+            spread = page.select_slider("spread", cr.SPREADS, 0.15)
         with e:
-            balance = page.select_slider("balance", BALANCES, 0.6, help=page.tr("balance_help"))
+            balance = page.select_slider("balance", cr.BALANCES, 0.6, help=page.tr("balance_help"))
         spec = rv.DataSpec("mixture", layout, k, spread, balance)
     with f:
         prediction = page.selectbox(

@@ -7,6 +7,9 @@ loads it.
 Trained denoisers are cached by :class:`core.denoiser.TrainSpec` (data, schedule,
 target, seed): a class with the same settings trains once. The page's default spec is read
 from ``assets/models/reverse_default.npz`` (made by ``assets/models/make_reverse_weights.py``).
+The exact quality curves of every mixture setting the page offers at the default seed are read
+from ``assets/models/reverse_quality.npz`` (made by ``assets/models/make_quality_table.py``):
+each takes about 0.3 s of one core (DDPM's 1000 steps among them), too long for a slider step.
 Training shows its progress, so it cannot run inside ``st.cache_data`` (whose replay would
 re-send every progress message on each hit); :func:`cached_denoiser` looks the cache up
 without training, and :func:`train` trains and then stores the result with the public
@@ -17,6 +20,8 @@ together queues up on one core, leaving the other to everyone's pages.
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -42,6 +47,12 @@ QUALITY_STEPS = (1, 2, 5, 10, 20, 50, 100)  # S for the quality curves (plus DDP
 N_QUALITY = 1000  # samples per point of the quality curves
 N_REFERENCE = 5000  # data points the samples are compared with
 DEFAULT_STEPS = 100  # the sampling view's steps S (DDIM, Euler, Heun) on a first visit
+# the page's mixture controls: every setting of them at the default seed has its exact
+# quality curves in QUALITY_TABLE (made by assets/models/make_quality_table.py)
+COMPONENTS = tuple(range(1, 9))
+SPREADS = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+BALANCES = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+QUALITY_TABLE = ROOT / "assets" / "models" / "reverse_quality.npz"
 
 
 # ---- trained denoisers ----------------------------------------------------------------------
@@ -311,9 +322,82 @@ def _quality(spec: TrainSpec, model: rv.EpsModel) -> Quality:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def exact_quality(spec: TrainSpec) -> Quality:
-    """:class:`Quality` of the exact ε* (a Gaussian mixture only)."""
+    """:class:`Quality` of the exact ε* (a Gaussian mixture only): from the shipped table
+    when it holds ``spec`` (every mixture control at the default seed), else computed."""
     key = _exact_key(spec)
-    return _quality(key, eps_model(key, "exact"))
+    stored = stored_quality(key)
+    return stored if stored is not None else _quality(key, eps_model(key, "exact"))
+
+
+def quality_stamp() -> str:
+    """What the table's numbers depend on besides the code: a table made with other
+    constants is not used (and tests/app/test_quality_table.py fails until it is remade)."""
+    from core import denoiser as dn
+
+    spec = dn.TrainSpec()
+    return json.dumps(
+        {
+            "steps": QUALITY_STEPS,
+            "n": N_QUALITY,
+            "reference": N_REFERENCE,
+            "seed": spec.seed,
+            "schedule": [spec.kind, spec.num_steps],
+        }
+    )
+
+
+def table_grid() -> list[TrainSpec]:
+    """The specs the table holds, in its order: every layout, components, spread, balance."""
+    from core import denoiser as dn
+    from core import toydata
+
+    return [
+        dn.TrainSpec(rv.DataSpec("mixture", layout, k, spread, balance))
+        for layout in toydata.MIXTURE_LAYOUTS
+        for k in COMPONENTS
+        for spread in SPREADS
+        for balance in BALANCES
+    ]
+
+
+def quality_row(q: Quality) -> Array:
+    """One spec's row of the table: every curve's distances, then the floor."""
+    return np.array([*(d for _, _, dist in q.curves for d in dist), q.floor])
+
+
+@functools.lru_cache(maxsize=1)
+def _table() -> tuple[dict[TrainSpec, int], Array, tuple[tuple[str, IntArray], ...]] | None:
+    """The shipped table: row of each spec, the rows, and each curve's name and calls."""
+    try:
+        with np.load(QUALITY_TABLE) as f:
+            if str(f["stamp"]) != quality_stamp():
+                return None
+            rows = np.array(f["rows"])
+            names, lengths, calls = f["names"].tolist(), f["lengths"].tolist(), f["calls"]
+    except (OSError, KeyError, ValueError):
+        return None
+    grid = table_grid()
+    if rows.shape != (len(grid), sum(lengths) + 1):
+        return None
+    ends = np.cumsum([0, *lengths])
+    curves = tuple(
+        (name, np.array(calls[a:b])) for name, a, b in zip(names, ends[:-1], ends[1:], strict=True)
+    )
+    return {spec: i for i, spec in enumerate(grid)}, rows, curves
+
+
+def stored_quality(spec: TrainSpec) -> Quality | None:
+    """The exact quality of ``spec`` from the shipped table (``None`` if not there)."""
+    table = _table()
+    i = None if table is None else table[0].get(_exact_key(spec))
+    if i is None:
+        return None
+    _, rows, curves = table
+    row, out, at = rows[i], [], 0
+    for name, calls in curves:
+        out.append((name, calls.copy(), row[at : at + len(calls)].copy()))
+        at += len(calls)
+    return Quality(tuple(out), float(row[-1]))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
