@@ -20,7 +20,7 @@ from typing import Literal
 import numpy as np
 
 from core import attention, lsh, routing, sra, validation, windows
-from core.arrays import Array, BoolArray
+from core.arrays import Array, BoolArray, IntArray
 from core.errors import CoreError
 
 Method = Literal[
@@ -311,13 +311,23 @@ def row_errors(out: Array, reference: Array) -> Array:
 
 
 def score(
-    method: str, result: MethodResult, full: MethodResult, scores: Array, top_k: int = 8
+    method: str,
+    result: MethodResult,
+    full: MethodResult,
+    scores: Array,
+    top_k: int = 8,
+    top: IntArray | None = None,
 ) -> Score:
-    """Compare one method's result with full attention's (``scores``: q kᵀ/√d, (N, N))."""
+    """Compare one method's result with full attention's (``scores``: q kᵀ/√d, (N, N)).
+
+    ``top``: each query's ``top_k`` best keys (``lsh.top_k_keys(scores, top_k)``), when the
+    caller scores several methods on the same input (one sort instead of one per method).
+    """
     mass = recall = None
     if result.mask is not None:
         mass = float(lsh.kept_attention_mass(full.weights, result.mask).mean())
-        recall = float(lsh.top_k_recall(scores, result.mask, top_k).mean())
+        best = lsh.top_k_keys(scores, top_k) if top is None else top
+        recall = float(lsh.recall_of_top(best, result.mask).mean())
     elif method == "full":
         mass, recall = 1.0, 1.0
     err = relative_error(result.out, full.out)
@@ -334,8 +344,9 @@ def compare(
     """Every method on the shared input, scored against full attention (in ``methods`` order)."""
     full = run("full", inp)
     scores = inp.q @ inp.k.T / np.sqrt(inp.q.shape[1])  # (N, N)
+    top = lsh.top_k_keys(scores, top_k)
     return [
-        score(m, full if m == "full" else run(m, inp, settings, seed), full, scores, top_k)
+        score(m, full if m == "full" else run(m, inp, settings, seed), full, scores, top_k, top)
         for m in methods
     ]
 

@@ -319,12 +319,21 @@ def top_k_recall(
     ``allowed``: the keys full attention may use (default all); the true top-k are the k
     best of those, e.g. every key but the query itself for shared-QK attention.
     """
+    return recall_of_top(top_k_keys(scores, k, allowed), mask)
+
+
+def top_k_keys(scores: ArrayLike, k: int, allowed: ArrayLike | None = None) -> IntArray:
+    """Per query: its k best keys by score among ``allowed`` (ties: the lower index), (N, k)."""
     s = np.asarray(scores, dtype=np.float64)
     if allowed is not None:
         s = np.where(np.asarray(allowed, dtype=bool), s, -np.inf)
     k = max(1, min(int(k), s.shape[-1]))
-    top = np.argsort(-s, axis=-1, kind="stable")[:, :k]  # (N, k)
-    return np.take_along_axis(np.asarray(mask, dtype=bool), top, axis=-1).mean(axis=-1)
+    return np.argsort(-s, axis=-1, kind="stable")[:, :k]
+
+
+def recall_of_top(top: ArrayLike, mask: ArrayLike) -> Array:
+    """Per query: the fraction of its keys ``top`` (N, k) that the mask keeps, (N,)."""
+    return np.take_along_axis(np.asarray(mask, dtype=bool), np.asarray(top), axis=-1).mean(axis=-1)
 
 
 def shared_qk_mask(n_tokens: int) -> BoolArray:

@@ -12,10 +12,11 @@ from dataclasses import replace
 import numpy as np
 import streamlit as st
 
-from core import gallery
+from core import gallery, lsh
 from ui import cache
 
 D_HEAD = 16  # d = dv: the query/key and value width
+TOP_K = 8  # the recall column: each query's 8 best keys by score
 TIMING_SIDES = (8, 16, 24, 32, 40, 48)  # the time view's map sides: multiples of every
 # window and ratio
 TIMED = ("full", "linear", "sra", "swin")  # the methods the time view times
@@ -35,10 +36,14 @@ def shared_input(side: int, seed: int, sharpness: float) -> gallery.GalleryInput
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def _full(side: int, seed: int, sharpness: float) -> tuple[gallery.MethodResult, np.ndarray]:
-    """Full attention on the shared input, and its scores q kᵀ/√d (N, N)."""
+def _full(
+    side: int, seed: int, sharpness: float
+) -> tuple[gallery.MethodResult, np.ndarray, np.ndarray]:
+    """Full attention on the shared input, its scores q kᵀ/√d (N, N) and each query's top-8
+    keys by score (sorted once here, not once per method scored)."""
     inp = shared_input(side, seed, sharpness)
-    return gallery.run("full", inp), inp.q @ inp.k.T / np.sqrt(inp.q.shape[1])
+    dots = inp.q @ inp.k.T / np.sqrt(inp.q.shape[1])
+    return gallery.run("full", inp), dots, lsh.top_k_keys(dots, TOP_K)
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
@@ -46,10 +51,10 @@ def _score(
     side: int, seed: int, sharpness: float, method: str, own: gallery.Settings
 ) -> gallery.Score:
     """One method scored against full attention, keyed on its own knobs only."""
-    full, dots = _full(side, seed, sharpness)
+    full, dots, top = _full(side, seed, sharpness)
     inp = shared_input(side, seed, sharpness)
     result = full if method == "full" else gallery.run(method, inp, own, seed)
-    return gallery.score(method, result, full, dots)
+    return gallery.score(method, result, full, dots, TOP_K, top)
 
 
 def scores(

@@ -287,3 +287,26 @@ def test_content_based_methods_keep_more_mass_than_fixed_patterns(sharpness):
 def test_measured_time_has_one_row_per_method_and_column_per_side():
     seconds = g.time_methods(lambda s: make(s), (2, 4), ("full", "linear"), repeats=1)
     assert seconds.shape == (2, 2) and np.all(seconds > 0)
+
+
+@settings(max_examples=15, deadline=None)
+@given(side=sides, seed=seeds, k=st.integers(1, 12))
+def test_a_shared_sort_of_the_top_keys_scores_every_method_as_its_own_sort_does(side, seed, k):
+    """compare (and the page's cache) sorts each query's top-k keys once for every method."""
+    from core import lsh
+
+    inp = make(side, seed=seed)
+    full = g.run("full", inp)
+    dots = inp.q @ inp.k.T / np.sqrt(inp.q.shape[1])
+    top = lsh.top_k_keys(dots, k)
+    for method in g.METHODS:
+        result = full if method == "full" else g.run(method, inp, g.Settings(window=2), seed)
+        assert g.score(method, result, full, dots, k, top) == g.score(method, result, full, dots, k)
+    shared = g.compare(inp, g.Settings(window=2), seed, top_k=k)
+    one_by_one = [
+        g.score(
+            m, full if m == "full" else g.run(m, inp, g.Settings(window=2), seed), full, dots, k
+        )
+        for m in g.METHODS
+    ]
+    assert shared == one_by_one
