@@ -336,6 +336,30 @@ def test_kept_mass_and_recall_are_one_for_full_attention():
     assert np.all(lsh.top_k_recall(x @ x.T, np.eye(16, dtype=bool), 1, full) == 0.0)
 
 
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 12), k=st.integers(1, 14), seed=st.integers(0, 2**16))
+def test_top_k_keys_are_torch_topk_and_recall_counts_the_kept_ones(n, k, seed):
+    rng = np.random.default_rng(seed)
+    scores = rng.standard_normal((n, n))  # no ties
+    allowed = rng.random((n, n)) < 0.7
+    top = lsh.top_k_keys(scores, k)
+    oracle = torch.topk(torch.from_numpy(scores), min(k, n), dim=-1).indices.numpy()
+    np.testing.assert_array_equal(top, oracle)  # both in order of score
+    mask = rng.random((n, n)) < 0.5
+    expected = [mask[i, top[i]].mean() for i in range(n)]
+    np.testing.assert_allclose(lsh.recall_of_top(top, mask), expected)
+    np.testing.assert_allclose(lsh.top_k_recall(scores, mask, k), expected)
+    # among the allowed keys only (a query with fewer allowed keys lists disallowed ones last)
+    kept = lsh.top_k_keys(scores, k, allowed)
+    for i in range(n):
+        best = np.flatnonzero(allowed[i])[np.argsort(-scores[i, allowed[i]], kind="stable")]
+        assert kept[i, : len(best)].tolist() == best[: min(k, n)].tolist()
+
+
+def test_tied_scores_keep_the_lower_index_first():
+    assert lsh.top_k_keys(np.zeros((2, 5)), 3).tolist() == [[0, 1, 2], [0, 1, 2]]
+
+
 def test_mass_kept_grows_with_rounds():
     rng = np.random.default_rng(3)
     x = toydata.unit_clusters(32, 8, 4, 0.3, rng)
