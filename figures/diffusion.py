@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import io
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -124,12 +125,43 @@ def _titles_at(titles: Sequence[str], xs: Sequence[float], y: float) -> list[dic
     return [{**note, "y": y} for note in panel_titles(titles, xs, 13)]
 
 
-def scrub_figure(
+@dataclass(frozen=True)
+class ScrubImages:
+    """The scrub figure's images as JPEG data URIs: x₀, ε, and x_t at each step under the
+    linear and the cosine schedule (noisier frames at a lower quality, see ``_quality``)."""
+
+    x0: str
+    noise: str
+    linear: tuple[str, ...]
+    cosine: tuple[str, ...]
+
+
+def scrub_images(
     x0: Array,
     noise: Array,
     steps: Sequence[int],
     frames_linear: Array,
     frames_cosine: Array,
+    alpha_bars: tuple[Array, Array],
+) -> ScrubImages:
+    """Encode what :func:`scrub_figure` shows (the page caches this: 82 JPEGs a figure)."""
+    if not len(frames_linear) == len(frames_cosine) == len(steps):
+        raise ValueError("frames_linear and frames_cosine need one image per step")
+    quality = [[_quality(np.sqrt(1.0 - float(ab[t - 1]))) for t in steps] for ab in alpha_bars]
+    return ScrubImages(
+        jpeg_data_uri(x0),
+        jpeg_data_uri(noise, QUALITY_NOISY),
+        tuple(jpeg_data_uri(x, q) for x, q in zip(frames_linear, quality[0], strict=True)),
+        tuple(jpeg_data_uri(x, q) for x, q in zip(frames_cosine, quality[1], strict=True)),
+    )
+
+
+def scrub_figure(
+    x0: Array,
+    noise: Array,
+    steps: Sequence[int],
+    frames_linear: Array | None,
+    frames_cosine: Array | None,
     alpha_bars: tuple[Array, Array],
     log_snrs: tuple[Array, Array],
     start: int,
@@ -140,6 +172,7 @@ def scrub_figure(
     x_title: str,
     play: tuple[str, str] = ("▶", "❚❚"),
     height: int = 720,
+    images: ScrubImages | None = None,
 ) -> go.Figure:
     """x₀, ε and x_t under both schedules, and ᾱ_t, √ᾱ_t, √(1−ᾱ_t), log-SNR against t,
     with a Plotly slider that scrubs t in the browser (frames, no server round trip).
@@ -153,15 +186,21 @@ def scrub_figure(
         start: index into ``steps`` of the frame shown first.
         image_titles: x₀, ε, x_t linear, x_t cosine. curve_titles: the three curve panels.
         names: legend names of the two schedules. x_title: the t axis title.
+        images: :func:`scrub_images` of these arrays, already encoded (the frames may then
+            be ``None``).
 
     Traces: [0] x₀, [1] ε, [2] x_t linear, [3] x_t cosine (images, axes 1–4);
     [4, 5] ᾱ_t linear, cosine (x5); [6, 7] √ᾱ_t and [8, 9] √(1−ᾱ_t) linear, cosine (x6);
     [10, 11] log-SNR linear, cosine (x7); [12, 13, 14] current-t line + markers in panels
     5, 6, 7. Each frame (named ``str(t)``) replaces traces 2, 3 and 12–14 only.
     """
-    K, S = len(steps), x0.shape[0]
+    S = x0.shape[0]
     T = len(alpha_bars[0])
-    if not len(frames_linear) == len(frames_cosine) == K:
+    if images is None:
+        if frames_linear is None or frames_cosine is None:
+            raise ValueError("the scrub figure needs the frames or their images")
+        images = scrub_images(x0, noise, steps, frames_linear, frames_cosine, alpha_bars)
+    if not len(images.linear) == len(images.cosine) == len(steps):
         raise ValueError("frames_linear and frames_cosine need one image per step")
     lay = layout(title="", x="", y="", height=height)
     del lay["xaxis"], lay["yaxis"]
@@ -239,8 +278,8 @@ def scrub_figure(
         }
 
     data: list[dict[str, Any]] = [
-        _image(jpeg_data_uri(x0), "", "x₀"),
-        _image(jpeg_data_uri(noise, QUALITY_NOISY), "2", "ε"),
+        _image(images.x0, "", "x₀"),
+        _image(images.noise, "2", "ε"),
         _image("", "3", f"x_t {names[0]}"),
         _image("", "4", f"x_t {names[1]}"),
     ]
@@ -280,7 +319,6 @@ def scrub_figure(
     frames, full = [], {}
     for i, t in enumerate(steps):
         a = [float(ab[t - 1]) for ab in alpha_bars]
-        q = [_quality(np.sqrt(1.0 - v)) for v in a]
         marks = [
             current(t, "5", a, SCHEDULE_COLOURS, y_ranges[0]),
             current(
@@ -289,8 +327,8 @@ def scrub_figure(
             current(t, "7", [float(v[t - 1]) for v in log_snr], SCHEDULE_COLOURS, y_ranges[2]),
         ]
         frame_data = [
-            {"type": "image", "source": jpeg_data_uri(frames_linear[i], q[0])},
-            {"type": "image", "source": jpeg_data_uri(frames_cosine[i], q[1])},
+            {"type": "image", "source": images.linear[i]},
+            {"type": "image", "source": images.cosine[i]},
             *(update for _, update in marks),
         ]
         frames.append({"name": str(t), "data": frame_data, "traces": list(FRAME_TRACES)})

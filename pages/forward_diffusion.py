@@ -12,14 +12,11 @@ import streamlit as st
 from core import diffusion as dif
 from core import images, stats
 from figures import diffusion as figs
+from ui import cache_forward as cf
 from ui import exercises, kit, tex
-from ui.registry import ROOT
+from ui.cache_forward import KINDS, SAMPLES, SIDE
 
-SIDE = 48  # working size: x₀ is SIDE × SIDE × 3, the frames cost ~1 KB each at this size
-N_FRAMES = 40  # timesteps the browser can scrub without asking the server
 STEPS = [50, 100, 250, 500, 1000, 2000]  # T
-SAMPLES = ("sunset", "shapes", "checker", "scene")
-KINDS = ("linear", "cosine")
 VIEWS = ("pixel", "chain")
 CHANNELS = ("R", "G", "B")
 N_DRAWS = 10_000  # draws of x_t at one pixel
@@ -52,7 +49,7 @@ def forward() -> None:
     with a:
         name = page.choice("image", SAMPLES, "sunset", format_func=lambda v: page.tr(f"sample_{v}"))
     with b:
-        T = page.select_slider("T", STEPS, 1000)
+        T = page.select_slider("T", STEPS, cf.DEFAULT_T)
     with c:
         seed = page.number("seed", 0, 10_000, 0)
     with d:
@@ -62,24 +59,24 @@ def forward() -> None:
             key=page.key("upload"),
             help=page.tr("upload_help"),
         )
-    x0_image = images.load_image((ROOT / "assets" / "images" / f"{name}.png").read_bytes(), SIDE)
+    x0_image = cf.sample_image(name)
     if upload is not None:
         with kit.guard():
             x0_image = images.load_image(upload.getvalue(), SIDE)
             st.caption(page.tr("upload_used"))
     x0 = images.to_signed(x0_image)
-    eps = np.random.default_rng(seed).standard_normal(x0.shape)  # ε, fixed by the seed
+    eps = cf.noise(x0, seed)  # ε, fixed by the seed
     schedules = [dif.make_schedule(k, T) for k in KINDS]
     page.explain("scrub")
-    steps = np.unique(np.round(np.linspace(1, T, N_FRAMES)).astype(int))
-    frames = [dif.q_sample_steps(x0, steps, s, eps) for s in schedules]
+    steps = cf.frame_steps(T)
     kind = [page.tr(f"kind_{k}") for k in KINDS]
     page.chart(
         figs.scrub_figure(
             x0,
             eps,
             steps.tolist(),
-            *frames,
+            None,
+            None,
             tuple(s.alpha_bars for s in schedules),
             tuple(dif.log_snr(s) for s in schedules),
             int(np.argmin(np.abs(steps - T / 5))),
@@ -95,6 +92,7 @@ def forward() -> None:
             ),
             names=tuple(kind),
             x_title="t",
+            images=cf.scrub_images(x0, T, seed),
         ),
         "scrub_chart",
     )
@@ -187,7 +185,7 @@ def pixel_view(value: float, s: dif.Schedule, seed: int, pixel: tuple[int, int, 
 def chain_view(x0: np.ndarray, eps: np.ndarray, s: dif.Schedule, seed: int) -> None:
     """t steps of the chain against one jump q(x_t | x₀) with the page's ε."""
     step = page.slider("chain_t", 1, s.num_steps, max(1, s.num_steps // 5))
-    chain = dif.run_chain(x0, step, s, np.random.default_rng([seed, 1]))
+    chain = cf.chain(x0, step, s.kind, s.num_steps, seed)
     x_closed = dif.q_sample(x0, step, s, eps)
     page.chart(
         figs.chain_figure(

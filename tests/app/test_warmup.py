@@ -30,6 +30,7 @@ def test_the_warm_up_computes_what_the_default_views_then_find_in_the_cache():
         "simclr",
         "backprop_by_hand",
         "attention_gallery",
+        "forward_diffusion",
     }
     warm = cached_bytes()
     names = (
@@ -40,6 +41,7 @@ def test_the_warm_up_computes_what_the_default_views_then_find_in_the_cache():
         "cache_simclr.default_run",
         "cache_backprop.default_runs",
         "cache_gallery.timing_at",
+        "cache_forward.scrub_images",
     )
     assert all(warm[name] > 0 for name in names), warm
 
@@ -70,6 +72,9 @@ def test_the_warm_up_computes_what_the_default_views_then_find_in_the_cache():
         assert at.select_slider(key="attention_gallery_ratio").value == int(
             query.get("attention_gallery_ratio", 2)
         )
+    for name in ("sunset", "shapes", "checker", "scene"):  # every sample image's scrub
+        at = open_page("forward_diffusion.py", {"forward_diffusion_image": name})
+        assert not at.exception and not at.error, name
     for page, view in (("simclr.py", "training"), ("backprop_by_hand.py", None)):
         at = open_page(page, {} if view is None else {page.removesuffix(".py") + "_view": view})
         assert not at.exception and not at.error, page

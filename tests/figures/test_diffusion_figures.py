@@ -262,3 +262,38 @@ def test_frame_updates_carry_data_only():
         assert [set(d) for d in frame["data"]] == [{"type", "source"}] * 2 + [
             {"type", "x", "y"}
         ] * 3
+
+
+def test_the_scrub_drawn_from_encoded_images_is_the_scrub_it_would_encode():
+    """The page passes its cached scrub_images (ui.cache_forward) and no frames."""
+    import json
+
+    import plotly.io as pio
+
+    fig, x0, eps, steps, schedules, frames = scrub_case("checker", T=250, start=3)
+    bars = tuple(s.alpha_bars for s in schedules)
+    encoded = figs.scrub_images(x0, eps, steps, frames[0], frames[1], bars)
+    again = figs.scrub_figure(
+        x0,
+        eps,
+        steps,
+        None,
+        None,
+        bars,
+        tuple(dif.log_snr(s) for s in schedules),
+        3,
+        image_titles=("x0", "eps", "lin", "cos"),
+        curve_titles=("a", "b", "c"),
+        names=("linear", "cosine"),
+        x_title="t",
+        images=encoded,
+    )
+    as_json = lambda f: json.loads(pio.to_json(f, validate=False))  # noqa: E731
+    assert as_json(again) == as_json(fig)
+    assert len(encoded.linear) == len(encoded.cosine) == len(steps)
+    with pytest.raises(ValueError, match="frames or their images"):
+        figs.scrub_figure(
+            x0, eps, steps, None, None, bars, bars, 0,
+            image_titles=("a", "b", "c", "d"), curve_titles=("a", "b", "c"),
+            names=("l", "c"), x_title="t",
+        )  # fmt: skip
