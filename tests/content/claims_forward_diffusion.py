@@ -5,12 +5,13 @@ from __future__ import annotations
 from core import diffusion as dif
 from core import stats
 from tests.content.claims import Claim, page_constant
+from ui import cache_forward
 
 CLAIMS = [
     Claim("0.02", lambda: f"{dif.make_schedule('linear', 1000).betas[-1]:g}", why="β_T, linear"),
     Claim(
         "40",
-        lambda: str(page_constant("forward_diffusion", "N_FRAMES")),
+        lambda: str(cache_forward.N_FRAMES),
         why="frames the browser scrubs",
     ),
     Claim(
