@@ -1,9 +1,9 @@
 """Cached work of the forward-diffusion page: the scrub figure's images and the chain's run.
 
 The scrub's 82 JPEGs (x₀, ε and 40 frames under each schedule) and the chain's t links are
-the page's slow part (about 30 and 40 ms a rerun); both depend only on the image, T and the
-seed (and the chain on the schedule and t), so a class moving between the sample images, or
-back to a T it saw, reruns from the cache. Keyed by x₀'s values, so an uploaded image is
+the page's slow part (about 24 ms, and 20 ms per 200 links); both depend only on the image,
+T and the seed (and the chain on the schedule and t), so a class moving between the sample
+images, or back to a T it saw, reruns from the cache. Keyed by x₀'s values, so an uploaded image is
 cached like a sample. The warm-up (``ui.warmup``) encodes every sample at the defaults.
 """
 
