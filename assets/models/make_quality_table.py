@@ -25,24 +25,23 @@ ROOT = HERE.parent.parent
 OUTPUT = HERE / "reverse_quality.npz"
 
 
-def _row(i: int) -> np.ndarray:
+def _quality(i: int):  # noqa: ANN202 (ui.cache_reverse.Quality, imported in the worker)
     from ui import cache_reverse as cr
 
     spec = cr.table_grid()[i]
-    return cr.quality_row(cr._quality(spec, cr.eps_model(spec, "exact")))
+    return cr._quality(spec, cr.eps_model(spec, "exact"))
 
 
 def make(processes: int = 2) -> dict[str, np.ndarray]:
     """The arrays of ``reverse_quality.npz``, computed now."""
     from ui import cache_reverse as cr
 
-    grid = cr.table_grid()
-    first = cr._quality(grid[0], cr.eps_model(grid[0], "exact"))
     with Pool(processes) as pool:
-        rows = pool.map(_row, range(len(grid)), chunksize=8)
+        found = pool.map(_quality, range(len(cr.table_grid())), chunksize=8)
+    first = found[0]  # every setting has the same curves and calls
     return {
         "stamp": np.array(cr.quality_stamp()),
-        "rows": np.stack(rows),
+        "rows": np.stack([cr.quality_row(q) for q in found]),
         "names": np.array([name for name, _, _ in first.curves]),
         "lengths": np.array([len(calls) for _, calls, _ in first.curves]),
         "calls": np.concatenate([calls for _, calls, _ in first.curves]),
