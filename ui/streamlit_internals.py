@@ -1,6 +1,8 @@
 """Every private Streamlit detail the app relies on, in one place (pinned: streamlit==1.67.0).
 
-``tests/app/test_streamlit_internals.py`` fails when an upgrade renames or changes any of
+``tests/app/test_kit_conventions.py`` (``test_the_streamlit_internals_we_rely_on_still_exist``,
+``test_a_changed_figure_is_a_new_chart``) and ``tests/browser/test_pages_in_chromium.py``
+(``test_a_new_chart_is_not_computed_twice``) fail when an upgrade renames or changes any of
 them, so a Streamlit bump is a deliberate, checked step rather than a silent breakage.
 
 - ``PagesManager.uses_pages_directory``: a process-wide flag that starts ``True`` because
@@ -14,6 +16,11 @@ them, so a Streamlit bump is a deliberate, checked step rather than a silent bre
   (``/_stcore/bidi-components/<name>/<file>``) only for a component declared by an installed
   package's ``pyproject.toml``; :func:`serve_component_files` declares one for a folder of
   ours at run time (``ui.live``: its script, and plotly.js from the installed plotly).
+- PlotlyChart (``st.plotly_chart`` and its frontend): the element id hashes the figure, so a
+  changed figure is a new chart, built from scratch; the chart never takes new data in
+  place. Once mounted, the frontend hands Plotly a JSON copy of the same figure again with
+  the width it measured. :func:`ui.kit.chart` gives every figure a fixed
+  ``layout.datarevision`` so that this second pass only lays the chart out.
 """
 
 from __future__ import annotations

@@ -191,3 +191,31 @@ def test_a_badge_detail_with_brackets_stays_inside_its_badge():
     assert line == (
         ":green-badge[✓ rows — \\[9, 9\\] and a\\] lone bracket]&nbsp; :red-badge[✗ next]"
     )
+
+
+def bar_under_one_key() -> None:
+    """An AppTest script: kit.chart draws a bar of height ``v`` (session state) as "bar"."""
+    import plotly.graph_objects as go
+    import streamlit as st
+
+    from ui import kit
+
+    kit.chart(go.Figure(go.Bar(y=[st.session_state.get("v", 1)])), "bar")
+
+
+def test_a_changed_figure_is_a_new_chart():
+    """kit.chart's fixed datarevision is exact only because Streamlit never gives a mounted
+    chart new data: a changed figure has a new element id (ui.streamlit_internals)."""
+    from streamlit.testing.v1 import AppTest
+
+    from ui import kit
+
+    at = AppTest.from_function(bar_under_one_key).run()
+    [chart] = at.get("plotly_chart")
+    first, spec = chart.proto.id, json.loads(chart.proto.spec)
+    assert spec["layout"]["datarevision"] == kit.DATA_REVISION
+    assert at.run().get("plotly_chart")[0].proto.id == first  # the same figure: the same chart
+    at.session_state["v"] = 2
+    [chart] = at.run().get("plotly_chart")
+    assert chart.proto.id != first
+    assert json.loads(chart.proto.spec)["data"][0]["y"] == [2]

@@ -121,6 +121,43 @@ def _step_and_wait(page: Page, control: str, key: str, chart_key: str) -> None:
     wait_for_app(page)
 
 
+# Every Plotly chart drawn from now on: its draws, and whether each drew newly computed data.
+WATCH_DRAWS_JS = """() => {
+  window.__draws = []; const seen = new WeakSet(document.querySelectorAll('.js-plotly-plot'));
+  const hook = () => document.querySelectorAll('.js-plotly-plot').forEach((gd) => {
+    if (seen.has(gd) || !gd.on) return;
+    seen.add(gd); const chart = window.__draws.length; window.__draws.push([]);
+    let last = null;
+    gd.on('plotly_afterplot', () => {
+      window.__draws[chart].push({computed: gd.calcdata !== last, x: gd.data.at(-1).x});
+      last = gd.calcdata;
+    });
+  });
+  new MutationObserver(hook).observe(document.body, {childList: true, subtree: true});
+}"""
+
+
+def test_a_new_chart_is_not_computed_twice(page, server):
+    """Streamlit draws a changed figure as a new chart, then hands Plotly the same figure
+    again with its width: kit.chart's datarevision keeps that second pass to a layout."""
+    page.goto(f"{server.url}/diffusion_parameterisations")
+    wait_for_app(page)
+    key = "diffusion_parameterisations_rotation_chart"
+    page.wait_for_selector(f".st-key-{key} .js-plotly-plot .main-svg")
+    page.evaluate(WATCH_DRAWS_JS)
+    thumb = page.locator(".st-key-diffusion_parameterisations_t input[type=range]").first
+    thumb.focus()
+    for step in range(4):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("n => window.__draws.length >= n", arg=step + 1)
+        page.wait_for_timeout(600)  # Streamlit's second pass comes after a resize measurement
+    draws = page.evaluate("window.__draws")
+    assert len(draws) == 4, draws  # one new chart per step
+    for step, chart in enumerate(draws):
+        assert chart and chart[-1]["x"] == [251 + step] * 2, chart  # the new t line is drawn
+        assert [d["computed"] for d in chart] == [True] + [False] * (len(chart) - 1), chart
+
+
 def test_the_view_picker_and_a_part_control_rerun_the_part_and_live_sliders_still_work(
     page, server
 ):
