@@ -4,6 +4,9 @@ a small MLP trained live; DDPM, DDIM and the probability-flow ODE; quality again
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import streamlit as st
@@ -14,10 +17,12 @@ from core import reverse as rv
 from core import toydata
 from figures import reverse as figs
 from ui import cache_reverse as cr
-from ui import exercises, kit, perf, tex
+from ui import exercises, kit, perf, prefetch, tex
 
 DATA = ("mixture", "moons", "swiss_roll", "circle")
 STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
+ETAS = [round(0.1 * i, 1) for i in range(11)]  # the η slider's stops
+SEEDS = range(0, 10_001)  # kit.Page.seed's range
 GRID = np.linspace(-2.4, 2.4, 17)  # where the field's arrows start
 ARROW = 0.9 * (GRID[1] - GRID[0])  # the longest arrow at each t (lengths are relative)
 # q(x_t)'s contours: a 61² grid (spacing 0.1, under the narrowest σ 0.05 only near t = 0)
@@ -110,7 +115,7 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
             st.caption(page.tr("ddpm_all_steps", T=s.num_steps))
     with c:
         eta = (
-            page.slider("eta", 0.0, 1.0, 0.0, step=0.1, help=page.tr("eta_help"))
+            round(page.slider("eta", 0.0, 1.0, 0.0, step=0.1, help=page.tr("eta_help")), 1)
             if sampler == "ddim"
             else 0.0
         )
@@ -192,6 +197,56 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
         ]
     caption = page.tr("heun_caption") if sampler == "heun" else None
     page.formula(name, checks=checks, caption=caption, **values)
+    runs_ahead(spec, sampler, n_steps, eta, variance, trained)
+
+
+def runs_ahead(
+    spec: dn.TrainSpec,
+    sampler: str,
+    n_steps: int,
+    eta: float,
+    variance: str,
+    trained: dn.Trained | None,
+) -> None:
+    """Start the runs at the next stops of the control just moved (``ui.prefetch``): a new
+    value costs both runs, up to 0.5 s at 1000 steps, inside the step otherwise."""
+    stops = data_stops(spec)
+    if sampler != "ddpm":
+        stops["steps"] = (STEPS, n_steps)
+    if sampler == "ddim":
+        stops["eta"] = (ETAS, eta)
+    mixture = spec.data.kind == "mixture"
+    for name, v in prefetch.next_values(page.key(f"ahead_{sampler}"), stops):
+        if name in ("steps", "eta"):
+            n, e = (v, eta) if name == "steps" else (n_steps, v)
+            if mixture:
+                prefetch.ahead(cr.exact_run, [(spec, sampler, n, e, variance)])
+            if trained is not None:
+                prefetch.ahead(cr.learned_run, [(spec, sampler, n, e, variance, trained)])
+        elif mixture:  # other data has no trained network yet: its exact run only
+            prefetch.ahead(
+                cr.exact_run, [(data_stop(spec, name, v), sampler, n_steps, eta, variance)]
+            )
+
+
+def data_stops(spec: dn.TrainSpec) -> dict[str, tuple[Sequence[Any], Any]]:
+    """The settings' controls whose next stops are worth computing ahead: their options, value."""
+    d = spec.data
+    stops: dict[str, tuple[Sequence[Any], Any]] = {"seed": (SEEDS, spec.seed)}
+    if d.kind == "mixture":
+        stops |= dict(
+            components=(cr.COMPONENTS, d.components),
+            spread=(cr.SPREADS, d.spread),
+            balance=(cr.BALANCES, d.balance),
+        )
+    return stops
+
+
+def data_stop(spec: dn.TrainSpec, name: str, value: Any) -> dn.TrainSpec:
+    """``spec`` with one of :func:`data_stops`' controls at ``value``."""
+    if name == "seed":
+        return replace(spec, seed=value)
+    return replace(spec, data=replace(spec.data, **{name: value}))
 
 
 @page.view("field")
@@ -293,6 +348,14 @@ def quality() -> None:
         ),
         "quality_chart",
     )
+    if "exact" in q:  # another seed or mixture off the shipped table costs 0.25 s
+        prefetch.ahead(
+            cr.exact_quality,
+            [
+                (data_stop(spec, name, v),)
+                for name, v in prefetch.next_values(page.key("ahead_quality"), data_stops(spec))
+            ],
+        )
     k, r = next(iter(q.items()))
     d = {name: dist for name, _, dist in r.curves}
     i10 = cr.QUALITY_STEPS.index(10)

@@ -18,6 +18,8 @@ settings.register_profile(
 )
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
-# No server warm-up (ui/warmup.py) in the tests' AppTest runs and servers: their caches and
-# timings stay their own. tests/deploy/test_warmup.py turns it on for a real server.
+# No server warm-up (ui/warmup.py) and no prefetch (ui/prefetch.py) in the tests' AppTest runs
+# and servers: their caches and timings stay their own. tests/deploy/test_warmup.py and
+# tests/app/test_prefetch.py turn them on.
 os.environ.setdefault("ADLAB_WARMUP", "0")
+os.environ.setdefault("ADLAB_PREFETCH", "0")

@@ -1,0 +1,108 @@
+"""The next stops of a moved control are computed in the background (ui/prefetch.py), into
+the very cache entries the next step reads."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as hs
+
+from tests.app.conftest import open_page
+from tests.app.test_warmup import cached_bytes
+from ui import cache_reverse as cr
+from ui import prefetch
+
+IDLE_SECS = 60
+
+
+# ---- the worker ----------------------------------------------------------------------------
+def test_the_worker_runs_the_newest_first_and_drops_the_oldest_when_full():
+    gate, order = threading.Event(), []
+    w = prefetch.Worker(max_pending=3)
+    w.submit(gate.wait)  # holds the thread while the queue fills
+    for i in range(5):
+        w.submit(lambda i=i: order.append(i))
+    gate.set()
+    assert w.wait_idle(IDLE_SECS)
+    assert order == [4, 3, 2]  # 0 and 1 dropped out: the student has moved on
+
+
+def test_a_failing_call_does_not_stop_the_worker():
+    done = []
+    w = prefetch.Worker()
+    w.submit(lambda: done.append("after"))
+    w.submit(lambda: 1 / 0)
+    assert w.wait_idle(IDLE_SECS)
+    w.submit(lambda: done.append("later"))
+    assert w.wait_idle(IDLE_SECS)
+    assert done == ["after", "later"]
+
+
+def test_switched_off_it_computes_nothing(monkeypatch):
+    monkeypatch.setenv(prefetch.ENV, "0")
+    made = []
+    prefetch.ahead(made.append, [(1,), (2,)])
+    assert prefetch.worker().wait_idle(IDLE_SECS)
+    assert made == []
+    monkeypatch.setenv(prefetch.ENV, "1")
+    prefetch.ahead(made.append, [(1,), (2,)])
+    assert prefetch.worker().wait_idle(IDLE_SECS)
+    assert made == [2, 1]
+
+
+# ---- which stops ---------------------------------------------------------------------------
+@given(hs.lists(hs.integers(), min_size=1, unique=True), hs.data())
+def test_next_stops_are_the_neighbours_the_way_ahead_last(options, data):
+    i = data.draw(hs.integers(0, len(options) - 1))
+    j = data.draw(hs.integers(0, len(options) - 1))
+    got = prefetch.next_stops(options, options[i], options[j])
+    assert set(got) == {options[k] for k in (i - 1, i + 1) if 0 <= k < len(options)}
+    if len(got) == 2:  # moving on in the direction it came from runs first (it is last)
+        assert got[-1] == (options[i - 1] if j > i else options[i + 1])
+    assert prefetch.next_stops(options, object()) == []  # a value off the stops: no guess
+
+
+# ---- the reverse-diffusion page ------------------------------------------------------------
+@pytest.fixture
+def prefetching(monkeypatch):
+    monkeypatch.setenv(prefetch.ENV, "1")
+    for fn in (cr.exact_run, cr.learned_run, cr.exact_quality):
+        fn.clear()  # this test's steps must not find entries other tests left
+    return monkeypatch
+
+
+def step(at, key, value):
+    """Set a control, run the page, and wait until its guesses are made."""
+    [w] = [w for w in (*at.slider, *at.select_slider, *at.number_input) if w.key == key]
+    w.set_value(value).run()
+    assert not at.exception and not at.error
+    assert prefetch.worker().wait_idle(IDLE_SECS)
+
+
+def test_the_next_eta_steps_and_components_are_cache_hits(prefetching):
+    at = open_page("reverse_diffusion.py", {"reverse_diffusion_view": "sampling"})
+    names = ("cache_reverse.exact_run", "cache_reverse.learned_run")
+    for key, first, then, unseen in (
+        ("reverse_diffusion_eta", 0.1, 0.2, 0.5),
+        ("reverse_diffusion_steps", 200, 500, 10),
+        ("reverse_diffusion_components", 5, 6, 8),
+    ):
+        prefetching.setenv(prefetch.ENV, "1")
+        step(at, key, first)
+        before = cached_bytes()
+        prefetching.setenv(prefetch.ENV, "0")  # this step computes whatever it does not find
+        step(at, key, then)  # computed while the student looked
+        assert {n: cached_bytes()[n] for n in names} == {n: before[n] for n in names}, key
+        step(at, key, unseen)  # the test can fail: a miss stores
+        assert cached_bytes()["cache_reverse.exact_run"] > before["cache_reverse.exact_run"]
+
+
+def test_the_next_seed_of_the_quality_view_is_a_cache_hit(prefetching):
+    at = open_page("reverse_diffusion.py", {"reverse_diffusion_view": "quality"})
+    step(at, "reverse_diffusion_seed", 1)
+    before = cached_bytes()["cache_reverse.exact_quality"]
+    prefetching.setenv(prefetch.ENV, "0")
+    step(at, "reverse_diffusion_seed", 2)
+    assert cached_bytes()["cache_reverse.exact_quality"] == before

@@ -1,0 +1,122 @@
+"""The next stops of the control a student is moving, computed while they look (issue 21).
+
+A student moves one control at a time, one stop at a time, and reads the result before the
+next step. Where a step that picks a value not seen before must compute for a while (a
+sampler run, a quality curve), the page names the calls that the moved control's
+neighbouring stops would make (:func:`moved`, :func:`next_stops`, :func:`ahead`). One daemon
+thread per server process makes those calls, into the same bounded ``st.cache_data`` caches
+the page reads, so the next step is a cache hit. A step that arrives while its call is still
+running waits for that call instead of computing it again: ``st.cache_data`` computes a key
+once, under a per-key lock.
+
+Bounded: the queue keeps the ``MAX_PENDING`` newest calls and drops older ones (the student
+has moved on), newest first, and the thread makes one call at a time. So a class moving
+sliders together keeps at most one core busy with guesses, and the other serves the steps.
+``ADLAB_PREFETCH=0`` switches it off (the tests do, so their caches stay their own; a test
+turns it back on).
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import os
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import streamlit as st
+from streamlit.logger import get_logger
+
+ENV = "ADLAB_PREFETCH"
+MAX_PENDING = 8
+LOG = get_logger("adlab.prefetch")
+T = TypeVar("T")
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV, "1") != "0"
+
+
+class Worker:
+    """One thread making queued calls, newest first; a failing call is logged and dropped
+    (the page makes it again, and shows its error itself, if the student picks that value)."""
+
+    def __init__(self, max_pending: int = MAX_PENDING) -> None:
+        self._jobs: collections.deque[Callable[[], Any]] = collections.deque(maxlen=max_pending)
+        self._ready = threading.Condition()
+        self._busy = False
+        self._thread = threading.Thread(target=self._loop, name="adlab-prefetch", daemon=True)
+        self._thread.start()
+
+    def submit(self, job: Callable[[], Any]) -> None:
+        """Queue ``job`` to run before every job queued earlier (the oldest drops out when full)."""
+        with self._ready:
+            self._jobs.append(job)
+            self._ready.notify()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until nothing is queued or running; ``False`` if ``timeout`` seconds ran out."""
+        with self._ready:
+            return self._ready.wait_for(lambda: not self._jobs and not self._busy, timeout)
+
+    def _loop(self) -> None:
+        while True:
+            with self._ready:
+                self._ready.wait_for(lambda: bool(self._jobs))
+                job, self._busy = self._jobs.pop(), True
+            try:
+                job()
+            except Exception:  # noqa: BLE001 (a guess that failed costs nothing)
+                LOG.warning("adlab prefetch: %r failed", job, exc_info=True)
+            finally:
+                with self._ready:
+                    self._busy = False
+                    self._ready.notify_all()
+
+
+@functools.cache
+def worker() -> Worker:
+    """The server's prefetch thread (started on first use)."""
+    return Worker()
+
+
+def ahead(fn: Callable[..., Any], calls: Sequence[tuple[Any, ...]]) -> None:
+    """Make ``fn(*args)`` for each ``args`` of ``calls`` in the background, the last first."""
+    if not enabled():
+        return
+    for args in calls:
+        worker().submit(functools.partial(fn, *args))
+
+
+def moved(scope: str, **values: Any) -> dict[str, Any]:
+    """The controls among ``values`` whose value changed since this session's last call with
+    ``scope``, each with its value then (``{}`` on the first call)."""
+    key = f"_prefetch_{scope}"
+    before = st.session_state.get(key, {})
+    st.session_state[key] = values
+    return {k: before[k] for k, v in values.items() if k in before and before[k] != v}
+
+
+def next_values(scope: str, stops: dict[str, tuple[Sequence[Any], Any]]) -> list[tuple[str, Any]]:
+    """(control, value) for the next stops of every control that moved since this session's
+    last call with ``scope`` (:func:`moved`); ``stops`` maps each control to its options and
+    value. In the order to pass to :func:`ahead`: the likeliest next value last."""
+    now = {name: value for name, (_, value) in stops.items()}
+    return [
+        (name, v)
+        for name, before in moved(scope, **now).items()
+        for v in next_stops(stops[name][0], now[name], before)
+    ]
+
+
+def next_stops(options: Sequence[T], value: T, before: T | None = None) -> list[T]:
+    """The stops either side of ``value`` in ``options``; the one the control would reach by
+    moving on in the direction it came from (``before`` → ``value``) is last, so it runs first."""
+    if value not in options:
+        return []
+    i = options.index(value)
+    out = [options[j] for j in (i - 1, i + 1) if 0 <= j < len(options)]
+    if before is not None and before in options and options.index(before) > i:
+        out.reverse()  # moving down: the lower stop goes last
+    return out
