@@ -219,10 +219,10 @@ def runs_ahead(
     for name, v in prefetch.next_values(page.key(f"ahead_{sampler}"), stops):
         if name in ("steps", "eta"):
             n, e = (v, eta) if name == "steps" else (n_steps, v)
-            if mixture:
-                prefetch.ahead(cr.exact_run, [(spec, sampler, n, e, variance)])
-            if trained is not None:
+            if trained is not None:  # queued first, so it runs after the exact run, which
                 prefetch.ahead(cr.learned_run, [(spec, sampler, n, e, variance, trained)])
+            if mixture:  # the step reads first (and is shorter)
+                prefetch.ahead(cr.exact_run, [(spec, sampler, n, e, variance)])
         elif mixture:  # other data has no trained network yet: its exact run only
             prefetch.ahead(
                 cr.exact_run, [(data_stop(spec, name, v), sampler, n_steps, eta, variance)]

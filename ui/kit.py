@@ -30,7 +30,7 @@ import streamlit as st
 from core.errors import CoreError
 from figures import handout
 from figures.export import figure_csv, has_data, heatmap_tables
-from ui import formulas, state
+from ui import formulas, prefetch, state
 from ui.boot import require_entrypoint
 from ui.i18n import content, current_lang, has_section, strings, tr
 from ui.streamlit_internals import MESSAGE_FLUSH_INTERVAL_SECS
@@ -88,14 +88,16 @@ def fragment(fn: Callable[..., None]) -> Callable[..., None]:
 
     A slider step reruns only the fragment. The URL update (a message that makes the browser
     re-render the whole page) is sent once, after everything the fragment drew, so it never
-    competes with the chart the student is watching (bench/latency).
+    competes with the chart the student is watching (bench/latency). While it runs, the
+    server's guesses at a student's next step wait (``ui.prefetch``).
     """
 
     @functools.wraps(fn)
     def live_part(*args: Any, **kwargs: Any) -> None:
-        with guard():  # a fragment rerun is a run of its own: it needs its own guard
-            fn(*args, **kwargs)
-        state.flush()
+        with prefetch.foreground():  # no guesses while a page runs (ui.prefetch)
+            with guard():  # a fragment rerun is a run of its own: it needs its own guard
+                fn(*args, **kwargs)
+            state.flush()
 
     return st.fragment(live_part)
 
@@ -685,8 +687,13 @@ class Page:
         see README). The view picker reruns the page: a view brings widgets back that the
         last view did not draw, and Streamlit 1.67 shows such a widget empty when a fragment
         rerun re-creates it (tests/browser: the sentence on the attention-maps page).
+        No guess at a student's next step starts while it runs (``ui.prefetch``).
         """
         require_entrypoint()
+        with prefetch.foreground():
+            self._draw()
+
+    def _draw(self) -> None:
         intro(self.concept)
         if self.views:
             self.current_view = state.choice(

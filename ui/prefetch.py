@@ -9,9 +9,11 @@ the page reads, so the next step is a cache hit. A step that arrives while its c
 running waits for that call instead of computing it again: ``st.cache_data`` computes a key
 once, under a per-key lock.
 
-Bounded: the queue keeps the ``MAX_PENDING`` newest calls and drops older ones (the student
-has moved on), newest first, and the thread makes one call at a time. So a class moving
-sliders together keeps at most one core busy with guesses, and the other serves the steps.
+Bounded and second in line: the queue keeps the ``MAX_PENDING`` newest calls and drops older
+ones (the student has moved on), and the thread makes one call at a time, newest first, and
+starts one only while no page is running (:func:`foreground`, around every page's part). So
+the guesses fill the gaps while students read; a class moving sliders together, which
+leaves no gaps, gets no guesses and loses nothing to them.
 ``ADLAB_PREFETCH=0`` switches it off (the tests do, so their caches stay their own; a test
 turns it back on).
 """
@@ -19,10 +21,11 @@ turns it back on).
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import streamlit as st
@@ -39,13 +42,15 @@ def enabled() -> bool:
 
 
 class Worker:
-    """One thread making queued calls, newest first; a failing call is logged and dropped
-    (the page makes it again, and shows its error itself, if the student picks that value)."""
+    """One thread making queued calls, newest first, each while no script is in the
+    foreground; a failing call is logged and dropped (the page makes it again, and shows its
+    error itself, if the student picks that value)."""
 
     def __init__(self, max_pending: int = MAX_PENDING) -> None:
         self._jobs: collections.deque[Callable[[], Any]] = collections.deque(maxlen=max_pending)
         self._ready = threading.Condition()
         self._busy = False
+        self._scripts = 0  # page runs in flight
         self._thread = threading.Thread(target=self._loop, name="adlab-prefetch", daemon=True)
         self._thread.start()
 
@@ -55,6 +60,18 @@ class Worker:
             self._jobs.append(job)
             self._ready.notify()
 
+    @contextlib.contextmanager
+    def foreground(self) -> Iterator[None]:
+        """A page run: no call starts until it (and every other one) has finished."""
+        with self._ready:
+            self._scripts += 1
+        try:
+            yield
+        finally:
+            with self._ready:
+                self._scripts -= 1
+                self._ready.notify_all()
+
     def wait_idle(self, timeout: float) -> bool:
         """Wait until nothing is queued or running; ``False`` if ``timeout`` seconds ran out."""
         with self._ready:
@@ -63,7 +80,7 @@ class Worker:
     def _loop(self) -> None:
         while True:
             with self._ready:
-                self._ready.wait_for(lambda: bool(self._jobs))
+                self._ready.wait_for(lambda: bool(self._jobs) and not self._scripts)
                 job, self._busy = self._jobs.pop(), True
             try:
                 job()
@@ -79,6 +96,11 @@ class Worker:
 def worker() -> Worker:
     """The server's prefetch thread (started on first use)."""
     return Worker()
+
+
+def foreground() -> contextlib.AbstractContextManager[None]:
+    """Around a page's part (``kit.fragment``): guesses wait until no page is running."""
+    return worker().foreground()
 
 
 def ahead(fn: Callable[..., Any], calls: Sequence[tuple[Any, ...]]) -> None:

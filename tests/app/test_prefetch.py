@@ -11,6 +11,7 @@ from hypothesis import strategies as hs
 
 from tests.app.conftest import open_page
 from tests.app.test_warmup import cached_bytes
+from ui import cache_forward as cf
 from ui import cache_reverse as cr
 from ui import prefetch
 
@@ -38,6 +39,16 @@ def test_a_failing_call_does_not_stop_the_worker():
     w.submit(lambda: done.append("later"))
     assert w.wait_idle(IDLE_SECS)
     assert done == ["after", "later"]
+
+
+def test_no_call_starts_while_a_page_runs():
+    done = []
+    w = prefetch.Worker()
+    with w.foreground(), w.foreground():  # two sessions' runs
+        w.submit(lambda: done.append(1))
+        assert not w.wait_idle(0.2)
+    assert w.wait_idle(IDLE_SECS)
+    assert done == [1]
 
 
 def test_switched_off_it_computes_nothing(monkeypatch):
@@ -106,3 +117,16 @@ def test_the_next_seed_of_the_quality_view_is_a_cache_hit(prefetching):
     prefetching.setenv(prefetch.ENV, "0")
     step(at, "reverse_diffusion_seed", 2)
     assert cached_bytes()["cache_reverse.exact_quality"] == before
+
+
+def test_the_next_t_and_seed_of_the_forward_scrub_are_cache_hits(monkeypatch):
+    monkeypatch.setenv(prefetch.ENV, "1")
+    cf.scrub_images.clear()
+    at = open_page("forward_diffusion.py")
+    for key, first, then in (("forward_diffusion_T", 500, 250), ("forward_diffusion_seed", 1, 2)):
+        monkeypatch.setenv(prefetch.ENV, "1")
+        step(at, key, first)
+        before = cached_bytes()["cache_forward.scrub_images"]
+        monkeypatch.setenv(prefetch.ENV, "0")
+        step(at, key, then)
+        assert cached_bytes()["cache_forward.scrub_images"] == before, key
