@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import streamlit as st
 
@@ -9,9 +12,11 @@ from core import attention as att
 from core import gallery as g
 from figures import gallery as figs
 from ui import cache_gallery as cache
-from ui import exercises, kit, tex
+from ui import exercises, kit, prefetch, tex
 
 SIDES = (8, 16, 32)  # the 64×64 sample image averaged to side×side tokens
+SHARPNESS = (0.0, 0.5, 1.0, 2.0, 3.0, 4.0)
+SEEDS = range(0, 10_001)  # kit.Page.seed's range
 METHODS = g.METHODS[1:]  # every method but the reference
 TIMING_SIDES, TIMED = cache.TIMING_SIDES, cache.TIMED  # the time view (warmed up there)
 
@@ -60,7 +65,7 @@ def shared_controls(
         with cols[0]:
             side = page.select_slider("side", SIDES, 16)
         with cols[1]:
-            sharpness = page.select_slider("sharpness", (0.0, 0.5, 1.0, 2.0, 3.0, 4.0), 2.0)
+            sharpness = page.select_slider("sharpness", SHARPNESS, 2.0)
         with cols[2]:
             seed = page.seed()
     shown = [k for k in KNOB_WIDGETS if any(k in g.KNOBS[m] for m in methods)]
@@ -86,6 +91,32 @@ def maps() -> None:
     method = page.selectbox("method", METHODS, "swin")
     side, seed, sharpness, settings = shared_controls((method,))
     query_maps(side, seed, sharpness, settings, method)
+    inputs_ahead("maps", side, seed, sharpness, maps_work, settings, method)
+
+
+def inputs_ahead(
+    view: str, side: int, seed: int, sharpness: float, work: Callable[..., None], *args: Any
+) -> None:
+    """``work(side, seed, sharpness, *args)`` at the next stops of the input control just
+    moved, in the background (``ui.prefetch``): a new input re-runs every method (50–70 ms)."""
+    now = {"side": side, "seed": seed, "sharpness": sharpness}
+    options = {"side": SIDES, "seed": SEEDS, "sharpness": SHARPNESS}
+    stops = {name: (options[name], value) for name, value in now.items()}
+    calls = []
+    for name, v in prefetch.next_values(page.key(f"ahead_{view}"), stops):
+        at = now | {name: v}
+        calls.append((at["side"], at["seed"], at["sharpness"], *args))
+    prefetch.ahead(work, calls)
+
+
+def maps_work(side: int, seed: int, sharpness: float, settings: g.Settings, method: str) -> None:
+    for m in ("full", method):
+        cache.method_rows(side, seed, sharpness, settings, m)
+
+
+def compare_work(side: int, seed: int, sharpness: float, settings: g.Settings) -> None:
+    cache.scores(side, seed, sharpness, settings)
+    cache.limits(side, seed, sharpness)
 
 
 @kit.fragment
@@ -186,6 +217,7 @@ def compare() -> None:
             kit.Check(page.tr("check_front"), bool(front[0]) and bool(front.any())),
         ],
     )
+    inputs_ahead("compare", side, seed, sharpness, compare_work, settings)
 
 
 @page.view("time")

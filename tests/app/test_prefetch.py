@@ -12,6 +12,7 @@ from hypothesis import strategies as hs
 from tests.app.conftest import open_page
 from tests.app.test_warmup import cached_bytes
 from ui import cache_forward as cf
+from ui import cache_gallery as cg
 from ui import cache_reverse as cr
 from ui import prefetch
 
@@ -130,3 +131,19 @@ def test_the_next_t_and_seed_of_the_forward_scrub_are_cache_hits(monkeypatch):
         monkeypatch.setenv(prefetch.ENV, "0")
         step(at, key, then)
         assert cached_bytes()["cache_forward.scrub_images"] == before, key
+
+
+@pytest.mark.parametrize("view", ["compare", "maps"])
+def test_the_next_sharpness_of_the_gallery_is_a_cache_hit(monkeypatch, view):
+    monkeypatch.setenv(prefetch.ENV, "1")
+    for fn in (cg.shared_input, cg._full, cg._score, cg.limits, cg.method_rows):
+        fn.clear()
+    at = open_page("attention_gallery.py", {"attention_gallery_view": view})
+    step(at, "attention_gallery_sharpness", 3.0)
+    before = cached_bytes()
+    monkeypatch.setenv(prefetch.ENV, "0")
+    step(at, "attention_gallery_sharpness", 4.0)
+    names = [n for n in before if n.startswith("cache_gallery.")]
+    assert {n: cached_bytes()[n] for n in names} == {n: before[n] for n in names}
+    step(at, "attention_gallery_sharpness", 0.5)  # the test can fail: a miss stores
+    assert cached_bytes()["cache_gallery._full"] > before["cache_gallery._full"]
