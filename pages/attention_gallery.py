@@ -99,13 +99,11 @@ def inputs_ahead(
 ) -> None:
     """``work(side, seed, sharpness, *args)`` at the next stops of the input control just
     moved, in the background (``ui.prefetch``): a new input re-runs every method (50–70 ms)."""
-    now = {"side": side, "seed": seed, "sharpness": sharpness}
-    options = {"side": SIDES, "seed": SEEDS, "sharpness": SHARPNESS}
-    stops = {name: (options[name], value) for name, value in now.items()}
-    calls = []
-    for name, v in prefetch.next_values(page.key(f"ahead_{view}"), stops):
-        at = now | {name: v}
-        calls.append((at["side"], at["seed"], at["sharpness"], *args))
+    stops = {"side": (SIDES, side), "seed": (SEEDS, seed), "sharpness": (SHARPNESS, sharpness)}
+    calls = [
+        (at["side"], at["seed"], at["sharpness"], *args)
+        for at in prefetch.next_settings(page.key(f"ahead_{view}"), stops)
+    ]
     prefetch.ahead(work, calls)
 
 

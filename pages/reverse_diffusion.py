@@ -21,7 +21,6 @@ from ui import exercises, kit, perf, prefetch, tex
 
 DATA = ("mixture", "moons", "swiss_roll", "circle")
 STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
-ETAS = [round(0.1 * i, 1) for i in range(11)]  # the η slider's stops
 SEEDS = range(0, 10_001)  # kit.Page.seed's range
 GRID = np.linspace(-2.4, 2.4, 17)  # where the field's arrows start
 ARROW = 0.9 * (GRID[1] - GRID[0])  # the longest arrow at each t (lengths are relative)
@@ -115,7 +114,7 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
             st.caption(page.tr("ddpm_all_steps", T=s.num_steps))
     with c:
         eta = (
-            round(page.slider("eta", 0.0, 1.0, 0.0, step=0.1, help=page.tr("eta_help")), 1)
+            page.slider("eta", 0.0, 1.0, 0.0, step=0.1, help=page.tr("eta_help"))
             if sampler == "ddim"
             else 0.0
         )
@@ -197,56 +196,6 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
         ]
     caption = page.tr("heun_caption") if sampler == "heun" else None
     page.formula(name, checks=checks, caption=caption, **values)
-    runs_ahead(spec, sampler, n_steps, eta, variance, trained)
-
-
-def runs_ahead(
-    spec: dn.TrainSpec,
-    sampler: str,
-    n_steps: int,
-    eta: float,
-    variance: str,
-    trained: dn.Trained | None,
-) -> None:
-    """Start the runs at the next stops of the control just moved (``ui.prefetch``): a new
-    value costs both runs, up to 0.5 s at 1000 steps, inside the step otherwise."""
-    stops = data_stops(spec)
-    if sampler != "ddpm":
-        stops["steps"] = (STEPS, n_steps)
-    if sampler == "ddim":
-        stops["eta"] = (ETAS, eta)
-    mixture = spec.data.kind == "mixture"
-    for name, v in prefetch.next_values(page.key(f"ahead_{sampler}"), stops):
-        if name in ("steps", "eta"):
-            n, e = (v, eta) if name == "steps" else (n_steps, v)
-            if trained is not None:  # queued first, so it runs after the exact run, which
-                prefetch.ahead(cr.learned_run, [(spec, sampler, n, e, variance, trained)])
-            if mixture:  # the step reads first (and is shorter)
-                prefetch.ahead(cr.exact_run, [(spec, sampler, n, e, variance)])
-        elif mixture:  # other data has no trained network yet: its exact run only
-            prefetch.ahead(
-                cr.exact_run, [(data_stop(spec, name, v), sampler, n_steps, eta, variance)]
-            )
-
-
-def data_stops(spec: dn.TrainSpec) -> dict[str, tuple[Sequence[Any], Any]]:
-    """The settings' controls whose next stops are worth computing ahead: their options, value."""
-    d = spec.data
-    stops: dict[str, tuple[Sequence[Any], Any]] = {"seed": (SEEDS, spec.seed)}
-    if d.kind == "mixture":
-        stops |= dict(
-            components=(cr.COMPONENTS, d.components),
-            spread=(cr.SPREADS, d.spread),
-            balance=(cr.BALANCES, d.balance),
-        )
-    return stops
-
-
-def data_stop(spec: dn.TrainSpec, name: str, value: Any) -> dn.TrainSpec:
-    """``spec`` with one of :func:`data_stops`' controls at ``value``."""
-    if name == "seed":
-        return replace(spec, seed=value)
-    return replace(spec, data=replace(spec.data, **{name: value}))
 
 
 @page.view("field")
@@ -318,6 +267,25 @@ def field_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
     )
 
 
+def data_stops(spec: dn.TrainSpec) -> dict[str, tuple[Sequence[Any], Any]]:
+    """The data settings' controls, as ``ui.prefetch`` stops: their options and value."""
+    d = spec.data
+    stops: dict[str, tuple[Sequence[Any], Any]] = {"seed": (SEEDS, spec.seed)}
+    if d.kind == "mixture":
+        stops |= dict(
+            components=(cr.COMPONENTS, d.components),
+            spread=(cr.SPREADS, d.spread),
+            balance=(cr.BALANCES, d.balance),
+        )
+    return stops
+
+
+def spec_at(spec: dn.TrainSpec, at: dict[str, Any]) -> dn.TrainSpec:
+    """``spec`` with :func:`data_stops`' controls at their values in ``at``."""
+    data = {k: at[k] for k in ("components", "spread", "balance") if k in at}
+    return replace(spec, seed=at["seed"], data=replace(spec.data, **data))
+
+
 @page.view("quality")
 def quality() -> None:
     spec = settings()
@@ -352,8 +320,8 @@ def quality() -> None:
         prefetch.ahead(
             cr.exact_quality,
             [
-                (data_stop(spec, name, v),)
-                for name, v in prefetch.next_values(page.key("ahead_quality"), data_stops(spec))
+                (spec_at(spec, at),)
+                for at in prefetch.next_settings(page.key("ahead_quality"), data_stops(spec))
             ],
         )
     k, r = next(iter(q.items()))

@@ -1,9 +1,10 @@
 """The next stops of the control a student is moving, computed while they look (issue 21).
 
 A student moves one control at a time, one stop at a time, and reads the result before the
-next step. Where a step that picks a value not seen before must compute for a while (a
-sampler run, a quality curve), the page names the calls that the moved control's
-neighbouring stops would make (:func:`moved`, :func:`next_stops`, :func:`ahead`). One daemon
+next step. Where a step that picks a value not seen before must compute for a while (the
+reverse-diffusion quality curves: 0.25 s; the attention gallery's methods on a new input:
+50–70 ms), the page names the calls that the moved control's
+neighbouring stops would make (:func:`next_settings`, :func:`ahead`). One daemon
 thread per server process makes those calls, into the same bounded ``st.cache_data`` caches
 the page reads, so the next step is a cache hit. A step that arrives while its call is still
 running waits for that call instead of computing it again: ``st.cache_data`` computes a key
@@ -120,13 +121,14 @@ def moved(scope: str, **values: Any) -> dict[str, Any]:
     return {k: before[k] for k, v in values.items() if k in before and before[k] != v}
 
 
-def next_values(scope: str, stops: dict[str, tuple[Sequence[Any], Any]]) -> list[tuple[str, Any]]:
-    """(control, value) for the next stops of every control that moved since this session's
-    last call with ``scope`` (:func:`moved`); ``stops`` maps each control to its options and
-    value. In the order to pass to :func:`ahead`: the likeliest next value last."""
+def next_settings(scope: str, stops: dict[str, tuple[Sequence[Any], Any]]) -> list[dict[str, Any]]:
+    """The settings one step away along every control that moved since this session's last
+    call with ``scope`` (:func:`moved`): ``stops`` maps each control to its options and value;
+    each result is every control's value, with one of them at a neighbouring stop. In the
+    order to pass to :func:`ahead`: the likeliest next step last."""
     now = {name: value for name, (_, value) in stops.items()}
     return [
-        (name, v)
+        now | {name: v}
         for name, before in moved(scope, **now).items()
         for v in next_stops(stops[name][0], now[name], before)
     ]
