@@ -26,7 +26,7 @@ import contextlib
 import functools
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import streamlit as st
@@ -34,6 +34,7 @@ from streamlit.logger import get_logger
 
 ENV = "ADLAB_PREFETCH"
 MAX_PENDING = 8
+MAX_MADE = 256  # calls remembered as made: a guess already made is not made again
 LOG = get_logger("adlab.prefetch")
 T = TypeVar("T")
 
@@ -45,21 +46,40 @@ def enabled() -> bool:
 class Worker:
     """One thread making queued calls, newest first, each while no script is in the
     foreground; a failing call is logged and dropped (the page makes it again, and shows its
-    error itself, if the student picks that value)."""
+    error itself, if the student picks that value).
+
+    A call with a ``key`` already submitted (among the last ``MAX_MADE``) is not queued
+    again: a cache hit still costs a copy of the result (``st.cache_data`` unpickles it), and
+    a class on one page would otherwise ask for the same neighbours over and over.
+    """
 
     def __init__(self, max_pending: int = MAX_PENDING) -> None:
         self._jobs: collections.deque[Callable[[], Any]] = collections.deque(maxlen=max_pending)
+        self._made: collections.OrderedDict[Any, None] = collections.OrderedDict()
         self._ready = threading.Condition()
         self._busy = False
         self._scripts = 0  # page runs in flight
         self._thread = threading.Thread(target=self._loop, name="adlab-prefetch", daemon=True)
         self._thread.start()
 
-    def submit(self, job: Callable[[], Any]) -> None:
-        """Queue ``job`` to run before every job queued earlier (the oldest drops out when full)."""
+    def submit(self, job: Callable[[], Any], key: Hashable | None = None) -> None:
+        """Queue ``job`` to run before every job queued earlier (the oldest drops out when
+        full), unless a job with the same ``key`` was submitted before."""
         with self._ready:
+            if key is not None:
+                if key in self._made:
+                    self._made.move_to_end(key)
+                    return
+                self._made[key] = None
+                if len(self._made) > MAX_MADE:
+                    self._made.popitem(last=False)
             self._jobs.append(job)
             self._ready.notify()
+
+    def forget(self) -> None:
+        """Forget which calls were made (after their caches were cleared)."""
+        with self._ready:
+            self._made.clear()
 
     @contextlib.contextmanager
     def foreground(self) -> Iterator[None]:
@@ -105,11 +125,12 @@ def foreground() -> contextlib.AbstractContextManager[None]:
 
 
 def ahead(fn: Callable[..., Any], calls: Sequence[tuple[Any, ...]]) -> None:
-    """Make ``fn(*args)`` for each ``args`` of ``calls`` in the background, the last first."""
+    """Make ``fn(*args)`` for each ``args`` of ``calls`` in the background, the last first,
+    unless it was asked for before (``args`` must be hashable)."""
     if not enabled():
         return
     for args in calls:
-        worker().submit(functools.partial(fn, *args))
+        worker().submit(functools.partial(fn, *args), (fn, *args))
 
 
 def moved(scope: str, **values: Any) -> dict[str, Any]:

@@ -30,6 +30,21 @@ def test_the_worker_runs_the_newest_first_and_drops_the_oldest_when_full():
     assert order == [4, 3, 2]  # 0 and 1 dropped out: the student has moved on
 
 
+def test_a_call_asked_for_again_is_made_once():
+    made = []
+    w = prefetch.Worker()
+    for key in ("a", "b", "a", "a"):
+        w.submit(lambda key=key: made.append(key), key)
+    assert w.wait_idle(IDLE_SECS)
+    w.submit(lambda: made.append("a"), "a")  # made already: a cache hit would copy it again
+    assert w.wait_idle(IDLE_SECS)
+    assert sorted(made) == ["a", "b"]
+    w.forget()
+    w.submit(lambda: made.append("a"), "a")
+    assert w.wait_idle(IDLE_SECS)
+    assert sorted(made) == ["a", "a", "b"]
+
+
 def test_a_failing_call_does_not_stop_the_worker():
     done = []
     w = prefetch.Worker()
@@ -54,6 +69,7 @@ def test_no_call_starts_while_a_page_runs():
 def test_switched_off_it_computes_nothing(monkeypatch):
     monkeypatch.setenv(prefetch.ENV, "0")
     made = []
+    prefetch.worker().forget()
     prefetch.ahead(made.append, [(1,), (2,)])
     assert prefetch.worker().wait_idle(IDLE_SECS)
     assert made == []
@@ -86,6 +102,7 @@ def step(at, key, value):
 
 def test_the_next_seed_and_mixture_of_the_quality_view_are_cache_hits(monkeypatch):
     cr.exact_quality.clear()  # this test's steps must not find entries other tests left
+    prefetch.worker().forget()
     monkeypatch.setenv(prefetch.ENV, "1")
     at = open_page("reverse_diffusion.py", {"reverse_diffusion_view": "quality"})
     name = "cache_reverse.exact_quality"
@@ -108,6 +125,7 @@ def test_the_next_sharpness_of_the_gallery_is_a_cache_hit(monkeypatch, view):
     monkeypatch.setenv(prefetch.ENV, "1")
     for fn in (cg.shared_input, cg._full, cg._score, cg.limits, cg.method_rows):
         fn.clear()
+    prefetch.worker().forget()
     at = open_page("attention_gallery.py", {"attention_gallery_view": view})
     step(at, "attention_gallery_sharpness", 3.0)
     before = cached_bytes()
