@@ -3,18 +3,21 @@
 A student moves one control at a time, one stop at a time, and reads the result before the
 next step. Where a step that picks a value not seen before must compute for a while (the
 reverse-diffusion quality curves: 0.25 s; the attention gallery's methods on a new input:
-50–70 ms), the page names the calls that the moved control's
-neighbouring stops would make (:func:`next_settings`, :func:`ahead`). One daemon
-thread per server process makes those calls, into the same bounded ``st.cache_data`` caches
-the page reads, so the next step is a cache hit. A step that arrives while its call is still
-running waits for that call instead of computing it again: ``st.cache_data`` computes a key
-once, under a per-key lock.
+50–70 ms), the page names the calls that the moved control's neighbouring stops would make
+(:func:`next_settings`, :func:`ahead`). One daemon thread per server process makes those
+calls, into the same bounded ``st.cache_data`` caches the page reads, so the next step is a
+cache hit. A step that arrives while its call is still running waits for that call instead
+of computing it again: ``st.cache_data`` computes a key once, under a per-key lock.
 
 Bounded and second in line: the queue keeps the ``MAX_PENDING`` newest calls and drops older
-ones (the student has moved on), and the thread makes one call at a time, newest first, and
-starts one only while no page is running (:func:`foreground`, around every page's part). So
-the guesses fill the gaps while students read; a class moving sliders together, which
-leaves no gaps, gets no guesses and loses nothing to them.
+ones (the student has moved on); the thread makes one call at a time, newest first, never
+the same call twice, and starts one only while no page is running (:func:`foreground`,
+around every page run and live part in ``ui.kit``). So the guesses fill the gaps while
+students read; a class moving sliders together leaves few gaps (``bench.load``: no change
+in rerun times, ``bench/controls_report.md``, round 8).
+
+Used only where the benchmark shows a gain: where the step's chart is large, the browser's
+drawing dominates the step, and on one machine a guess competes with it (round 8).
 ``ADLAB_PREFETCH=0`` switches it off (the tests do, so their caches stay their own; a test
 turns it back on).
 """
