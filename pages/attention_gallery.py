@@ -16,7 +16,6 @@ from ui import exercises, kit, prefetch, tex
 
 SIDES = (8, 16, 32)  # the 64×64 sample image averaged to side×side tokens
 SHARPNESS = (0.0, 0.5, 1.0, 2.0, 3.0, 4.0)
-SEEDS = range(0, 10_001)  # kit.Page.seed's range
 METHODS = g.METHODS[1:]  # every method but the reference
 TIMING_SIDES, TIMED = cache.TIMING_SIDES, cache.TIMED  # the time view (warmed up there)
 
@@ -99,7 +98,7 @@ def inputs_ahead(
 ) -> None:
     """``work(side, seed, sharpness, *args)`` at the next stops of the input control just
     moved, in the background (``ui.prefetch``): a new input re-runs every method (50–70 ms)."""
-    stops = {"side": (SIDES, side), "seed": (SEEDS, seed), "sharpness": (SHARPNESS, sharpness)}
+    stops = {"side": (SIDES, side), "seed": (kit.SEEDS, seed), "sharpness": (SHARPNESS, sharpness)}
     calls = [
         (at["side"], at["seed"], at["sharpness"], *args)
         for at in prefetch.next_settings(page.key(f"ahead_{view}"), stops)

@@ -21,7 +21,6 @@ from ui import exercises, kit, perf, prefetch, tex
 
 DATA = ("mixture", "moons", "swiss_roll", "circle")
 STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
-SEEDS = range(0, 10_001)  # kit.Page.seed's range
 GRID = np.linspace(-2.4, 2.4, 17)  # where the field's arrows start
 ARROW = 0.9 * (GRID[1] - GRID[0])  # the longest arrow at each t (lengths are relative)
 # q(x_t)'s contours: a 61² grid (spacing 0.1, under the narrowest σ 0.05 only near t = 0)
@@ -270,7 +269,7 @@ def field_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
 def data_stops(spec: dn.TrainSpec) -> dict[str, tuple[Sequence[Any], Any]]:
     """The data settings' controls, as ``ui.prefetch`` stops: their options and value."""
     d = spec.data
-    stops: dict[str, tuple[Sequence[Any], Any]] = {"seed": (SEEDS, spec.seed)}
+    stops: dict[str, tuple[Sequence[Any], Any]] = {"seed": (kit.SEEDS, spec.seed)}
     if d.kind == "mixture":
         stops |= dict(
             components=(cr.COMPONENTS, d.components),

@@ -47,6 +47,7 @@ PLOTLY_CONFIG: dict[str, Any] = {
 
 # layout.datarevision of every chart drawn by chart() (see there)
 DATA_REVISION = "fixed"
+SEEDS = range(0, 10_001)  # the values of a page's seed control (:meth:`Page.seed`)
 _FIGURES = "_kit_figures"
 _FORMULAS = "_kit_formulas"
 _LAST_CHART = "_kit_last_chart"
@@ -625,10 +626,10 @@ class Page:
     ) -> int:
         return state.number(self.tr(name), key or self.key(name), lo, hi, default, **kw)
 
-    def seed(self, default: int = 0, hi: int = 10_000) -> int:
+    def seed(self, default: int = 0, hi: int = SEEDS[-1]) -> int:
         """The page's seed (``<concept>_seed``): the same seed draws the same example."""
         return state.number(
-            t("kit.seed"), self.key("seed"), 0, hi, default, help=t("kit.seed_help")
+            t("kit.seed"), self.key("seed"), SEEDS[0], hi, default, help=t("kit.seed_help")
         )
 
     def choice(

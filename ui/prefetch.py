@@ -29,7 +29,7 @@ import contextlib
 import functools
 import os
 import threading
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import streamlit as st
@@ -65,9 +65,12 @@ class Worker:
         self._thread = threading.Thread(target=self._loop, name="adlab-prefetch", daemon=True)
         self._thread.start()
 
-    def submit(self, job: Callable[[], Any], key: Hashable | None = None) -> None:
+    def submit(self, job: Callable[[], Any], key: Any = None) -> None:
         """Queue ``job`` to run before every job queued earlier (the oldest drops out when
-        full), unless a job with the same ``key`` was submitted before."""
+        full), unless a job with the same ``key`` was submitted before (an unhashable key
+        counts as none)."""
+        if key is not None and _unhashable(key):
+            key = None
         with self._ready:
             if key is not None:
                 if key in self._made:
@@ -116,6 +119,14 @@ class Worker:
                     self._ready.notify_all()
 
 
+def _unhashable(key: Any) -> bool:
+    try:
+        hash(key)
+    except TypeError:  # a tuple holding a list or an array
+        return True
+    return False
+
+
 @functools.cache
 def worker() -> Worker:
     """The server's prefetch thread (started on first use)."""
@@ -123,13 +134,13 @@ def worker() -> Worker:
 
 
 def foreground() -> contextlib.AbstractContextManager[None]:
-    """Around a page's part (``kit.fragment``): guesses wait until no page is running."""
+    """Around a page run and a live part (``ui.kit``): guesses wait until no page runs."""
     return worker().foreground()
 
 
 def ahead(fn: Callable[..., Any], calls: Sequence[tuple[Any, ...]]) -> None:
     """Make ``fn(*args)`` for each ``args`` of ``calls`` in the background, the last first,
-    unless it was asked for before (``args`` must be hashable)."""
+    unless it was asked for before (with unhashable ``args``, it is made every time)."""
     if not enabled():
         return
     for args in calls:

@@ -43,6 +43,10 @@ def test_a_call_asked_for_again_is_made_once():
     w.submit(lambda: made.append("a"), "a")
     assert w.wait_idle(IDLE_SECS)
     assert sorted(made) == ["a", "a", "b"]
+    for _ in range(2):  # a key that cannot be remembered: made every time, no error
+        w.submit(lambda: made.append("c"), ("c", [1]))
+        assert w.wait_idle(IDLE_SECS)
+    assert made.count("c") == 2
 
 
 def test_a_failing_call_does_not_stop_the_worker():
