@@ -126,6 +126,8 @@ def focused_control(page: Page) -> str | None:
 def test_every_control_is_reached_by_tab_in_reading_order(page, server, path, controls):
     page.goto(f"{server.url}/{path}")
     wait_for_app(page)
+    for c in controls:  # a live control (ui.live) mounts after the run: tab once it is there
+        page.locator(f".st-key-{c}").first.wait_for()
     page.locator('[data-testid="stMain"] h1').first.click()  # start from the page's title
     seen: list[str] = []
     for _ in range(80):

@@ -39,7 +39,8 @@ def test_a_kl_slider_redraws_the_densities(page, server):
         arg=before,
     )
     wait_for_app(page)
-    assert "diffusion_loss_mean_q=1.25" in page.url
+    # the URL is updated last, after the chart (kit.fragment): wait for it, do not race it
+    page.wait_for_url(lambda url: "diffusion_loss_mean_q=1.25" in url)
     expect(page.locator('[data-testid="stMain"]')).to_contain_text(
         "0.4872"
     )  # KL(N(0, 1) ‖ N(1.25, 2))
