@@ -165,7 +165,7 @@ def equivariance_view(X: np.ndarray, labels: np.ndarray, seed: int) -> None:
     """The shuffle slider: ISAB(πX) against π·ISAB(X), and the same for SAB."""
     n = len(X)
     perm = shuffle(n)
-    isab, sab, _ = stf.seeded_blocks(seed, 2, D, HEADS, M_FIXED)
+    isab, sab, _ = cache.set_blocks(seed, 2, D, HEADS, M_FIXED)
     x = torch.from_numpy(X)[None]
     with torch.inference_mode():
         r, rp = isab.explain(x), isab.explain(x[:, perm])  # on X and on πX
@@ -223,9 +223,8 @@ def pooling_view(X: np.ndarray, seed: int) -> None:
     """The shuffle slider: PMA and the Deep Sets pools do not move; a position-weighted sum does."""
     n = len(X)
     perm = shuffle(n)
-    isab, _, pma = stf.seeded_blocks(seed, 2, D, HEADS, M_FIXED)
-    with torch.inference_mode():
-        Z = isab(torch.from_numpy(X)[None])  # the encoded set (1, n, d)
+    pma = cache.set_blocks(seed, 2, D, HEADS, M_FIXED)[2]
+    Z = torch.from_numpy(cache.isab_encoded(X, seed, D, HEADS, M_FIXED))[None]  # (1, n, d)
     pools = [lambda z: pma(z)[:, 0]]
     pools += [lambda z, kind=kind: stf.set_pool(z, kind) for kind in stf.POOLS]
     tests = [stf.shuffle_test(f, Z, perm) for f in (*pools, stf.position_weighted_sum)]
@@ -276,9 +275,7 @@ def model_view(X: np.ndarray, seed: int) -> None:
         k = page.slider("k", 1, 4, 2)
     with b:
         perm = shuffle(n)
-    net = stf.SetTransformer(
-        2, OUT, D, HEADS, M_FIXED, k, generator=torch.Generator().manual_seed(seed)
-    ).double()
+    net = cache.set_model(seed, 2, OUT, D, HEADS, M_FIXED, k)
     x = torch.from_numpy(X)[None]
     with torch.inference_mode():
         r, rp = net.explain(x), net.explain(x[:, perm])  # on X and on πX

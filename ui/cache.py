@@ -7,6 +7,8 @@ returns a fresh copy on each hit, so pages may not mutate shared state by accide
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import streamlit as st
 
@@ -15,6 +17,9 @@ from core import contrastive as ct
 from core import routing as rt
 from core import softmax as sm
 from core import toydata
+
+if TYPE_CHECKING:  # torch is imported only by the pages that use it
+    from core import set_transformer as stf
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -151,12 +156,50 @@ def isab_attention(
     """
     import torch  # only the page that shows the Set Transformer gets here
 
-    from core import set_transformer as stf
-
-    isab = stf.seeded_blocks(seed, X.shape[1], dim, heads, m)[0]
+    isab = set_blocks(seed, X.shape[1], dim, heads, m)[0]
     with torch.inference_mode():
         result = isab.explain(torch.from_numpy(X)[None])
     return result.weights_ix[0].numpy(), result.weights_xh[0].numpy()
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def isab_encoded(X: np.ndarray, seed: int, dim: int, heads: int, m: int) -> np.ndarray:
+    """Seeded ISAB's output on the set X, (n, dim): what the pooling view pools. A shuffle
+    step moves only the rows (πZ), so it pools this without running the encoder again."""
+    import torch
+
+    isab = set_blocks(seed, X.shape[1], dim, heads, m)[0]
+    with torch.inference_mode():
+        return isab(torch.from_numpy(X)[None])[0].numpy()
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def set_blocks(
+    seed: int, dim_in: int, dim: int, heads: int, m: int
+) -> tuple[stf.ISAB, stf.SAB, stf.PMA]:
+    """``core.set_transformer.seeded_blocks``, drawn once per seed and shared by every session.
+
+    Read only: pages call these modules under ``torch.inference_mode`` and never train them,
+    and their forwards keep no state, so sessions may call them at once. Drawing the blocks
+    and converting them to float64 took 8-20 ms of a shuffle step on the server (py-spy).
+    """
+    from core import set_transformer as stf
+
+    return stf.seeded_blocks(seed, dim_in, dim, heads, m)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def set_model(
+    seed: int, dim_in: int, dim_out: int, dim: int, heads: int, m: int, k: int
+) -> stf.SetTransformer:
+    """The page's whole untrained ``SetTransformer`` for a seed and k seeds, float64, read only
+    and shared like :func:`set_blocks`."""
+    import torch
+
+    from core import set_transformer as stf
+
+    g = torch.Generator().manual_seed(seed)
+    return stf.SetTransformer(dim_in, dim_out, dim, heads, m, k, generator=g).double()
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

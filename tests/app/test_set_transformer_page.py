@@ -190,3 +190,41 @@ def test_with_one_inducing_point_the_second_map_is_all_ones():
     assert second.shape[1] == 1 and np.allclose(second, 1.0, atol=1e-3)
     try_en = (ROOT / "assets/content/en/set_transformer.md").read_text(encoding="utf-8")
     assert "right-hand map" not in try_en and "MAB(X, H)" in try_en
+
+
+def test_the_shared_blocks_are_read_only_and_the_pooled_bars_are_pma_of_the_set():
+    """The blocks and the whole model are drawn once per seed and shared by every session
+    (``ui.cache.set_blocks``/``set_model``); a view that trained or changed them would change
+    every other student's page. The pooling view pools a cached encoding of the set."""
+    import torch
+
+    from core import set_transformer as stf
+    from core import toydata
+    from ui import cache
+
+    seed, n = 9, 48
+    query = {f"{C}_seed": str(seed), f"{C}_n": str(n), f"{C}_shuffle": "5"}
+    for view in ("equivariance", "pooling", "model"):
+        at = open_page(PAGE, {**query, f"{C}_view": view})
+        assert not at.exception and ":red-badge[" not in badges(at)
+        at.slider(key=f"{C}_shuffle").set_value(6).run()
+        assert not at.exception and ":red-badge[" not in badges(at)
+        if view == "pooling":
+            bars = np.asarray(at.session_state["_kit_figures"][f"{C}_pooling_chart"].data[0].y)
+    shared = [*cache.set_blocks(seed, 2, 16, 4, 8), cache.set_model(seed, 2, 3, 16, 4, 8, 2)]
+    fresh = [
+        *stf.seeded_blocks(seed, 2, 16, 4, 8),
+        stf.SetTransformer(2, 3, 16, 4, 8, 2, generator=torch.Generator().manual_seed(seed)),
+    ]
+    for a, b in zip(shared, fresh, strict=True):
+        assert all(p.grad is None for p in a.parameters())
+        for (name, p), q in zip(
+            a.state_dict().items(), b.double().state_dict().values(), strict=True
+        ):
+            assert torch.equal(p, q), name
+    X, labels = toydata.circle_clusters(n, 4, np.random.default_rng(seed))
+    X = X[np.argsort(labels, kind="stable")]  # the page's display order
+    isab, _, pma = fresh[:3]
+    with torch.inference_mode():
+        expected = pma(isab(torch.from_numpy(X)[None]))[0, 0].numpy()
+    np.testing.assert_allclose(bars, expected, rtol=0, atol=5.1e-5)  # the chart keeps 4 digits
