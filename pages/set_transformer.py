@@ -194,6 +194,7 @@ def equivariance_view(X: np.ndarray, labels: np.ndarray, seed: int) -> None:
             colorbar_title=page.tr("value"),
         ),
         "equivariance_chart",
+        kept=True,
     )
     page.formula(
         "equivariance",
@@ -238,6 +239,7 @@ def pooling_view(X: np.ndarray, seed: int) -> None:
             names=(page.tr("original_order"), page.tr("shuffled_order")),
         ),
         "pooling_chart",
+        kept=True,
     )
     page.formula(
         "pooling",
@@ -291,6 +293,7 @@ def model_view(X: np.ndarray, seed: int) -> None:
             names=(page.tr("original_order"), page.tr("shuffled_order")),
         ),
         "model_chart",
+        kept=True,
     )
     shapes = [tuple(t.shape[1:]) for t in r.chain]
     steps = [

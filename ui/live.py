@@ -290,6 +290,23 @@ def _jsonable(x: Any) -> Any:
     return json.loads(plotly.io.json.to_json_plotly(x))
 
 
+def kept_chart(figure: go.Figure, chart_key: str) -> None:
+    """A chart that stays on the page and takes each new figure in place (``Plotly.react``).
+
+    ``st.plotly_chart`` draws a changed figure as a new chart (``ui.streamlit_internals``):
+    its element is built again, Plotly draws it from scratch, then lays it out once more at
+    its measured width. This element (the live control's, with one state and no slider or
+    numbers) keeps its plot, and Plotly draws only what changed. The chart has the class
+    ``st-key-<chart_key>`` as a ``st.plotly_chart`` would; the element's key is
+    ``<chart_key>_kept``. Use it through ``kit.chart(..., kept=True)``.
+    """
+    data = pack("", [State(0, "", {})], 0, figure, chart_key=chart_key)
+    data["kept"] = True
+    manager = serve_component_files(PACKAGE, "live", FOLDER.parent, FOLDER.name)
+    if manager is not None:  # a server run (AppTest included): mount the component
+        _component(manager)(key=f"{chart_key}_kept", data=data)
+
+
 @functools.lru_cache(maxsize=4)
 def _component(manager: Any) -> Any:
     """The component, registered once per server (an AppTest run has a server of its own)."""

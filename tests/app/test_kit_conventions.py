@@ -219,3 +219,38 @@ def test_a_changed_figure_is_a_new_chart():
     [chart] = at.run().get("plotly_chart")
     assert chart.proto.id != first
     assert json.loads(chart.proto.spec)["data"][0]["y"] == [2]
+
+
+def bar_kept() -> None:
+    """An AppTest script: kit.chart draws a bar of height ``v`` as the kept chart "bar"."""
+    import plotly.graph_objects as go
+    import streamlit as st
+
+    from ui import kit
+
+    kit.chart(go.Figure(go.Bar(y=[st.session_state.get("v", 1)])), "bar", kept=True)
+
+
+def test_a_kept_chart_is_one_element_that_takes_each_new_figure():
+    """kit.chart(kept=True) draws through ui.live's element (key ``<key>_kept``), whose
+    identity does not depend on the figure: a new figure reaches the same element, with a
+    new digest (the browser redraws on it), and nothing goes to the URL."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(bar_kept).run()
+    assert not at.exception and not at.get("plotly_chart")
+
+    def element():
+        [el] = [e for e in at.get("bidi_component") if e.proto.component_name == "adlab.live"]
+        return el.proto.id, json.loads(el.proto.json)
+
+    first, data = element()
+    assert data["kept"] and data["chartKey"] == "bar" and len(data["states"]) == 1
+    assert data["figure"]["data"][0]["y"] == [1]
+    assert at.session_state["_kit_figures"]["bar"].data[0].y == (1,)
+    at.session_state["v"] = 2
+    at.run()
+    again, new = element()
+    assert again == first and new["digest"] != data["digest"]
+    assert new["figure"]["data"][0]["y"] == [2]
+    assert "bar_kept" not in at.query_params

@@ -1,6 +1,8 @@
 // The live control of ui/live.py: a slider over precomputed states that redraws the chart
 // and the numbers in the browser, and reports the value to the server once it settles.
 // Nothing here computes: every number comes from the server, per state.
+// A kept chart (ui/live.py, kept_chart) is the same element with one state and no slider:
+// a chart that stays on the page and takes each new figure from the server in place.
 
 const PLOTLY_URL = new URL('../adlab.plotly/plotly.min.js', import.meta.url).href;
 let plotlyLoading = null;
@@ -65,6 +67,7 @@ class Live {
     this.reported = null; // the state reported and not yet echoed by the server
     this.timer = null;
     this.drawn = false;
+    this.reactNext = false; // the next drawing is a new payload on a chart already drawn
     this.shownEmpty = false; // the state drawn has a patched trace with no points
     this.drawnBy = null; // how the last state was drawn: new, move, repaint or react (tests)
     this.moving = null; // the promise of a move queued for the next animation frame
@@ -95,17 +98,25 @@ class Live {
     this.data = data;
     this.digest = data.digest;
     this.layout = structuredClone(data.figure.layout);
+    // the room the chart takes before Plotly draws it: the figure's own height (live.css
+    // otherwise), so a short chart leaves no gap and a tall one does not push the page
+    this.plot.style.minHeight = this.layout.height ? `${this.layout.height}px` : '';
     this.base = data.figure.data;
     this.labelEl.textContent = data.label;
     this.chart.className = `live-chart st-key-${data.chartKey}`;
     this.input.max = String(data.states.length - 1);
     // one state left (e.g. one Swin window covering the map): the label and value, no slider
+    // a kept chart: no control and no numbers, only the chart
+    this.root.querySelector('.live-control').style.display = data.kept ? 'none' : '';
+    this.numbers.style.display = data.kept ? 'none' : '';
     const single = data.states.length < 2;
     this.input.style.display = single ? 'none' : '';
     this.root.querySelector('.live-ends').style.display = single ? 'none' : '';
     const ends = rootEnds(this.root);
     ends[0].textContent = data.states[0].label;
     ends[1].textContent = data.states[data.states.length - 1].label;
+    // a chart is on screen (or was, before a payload still loading): the new one goes to it
+    this.reactNext = this.reactNext || this.drawn;
     this.drawn = false;
     this.index = null;
     const Plotly = await loadPlotly();
@@ -149,9 +160,18 @@ class Live {
     } else if (this.drawn) {
       this.redraw();
       this.drawnBy = 'react';
+    } else if (this.reactNext) {
+      // a new payload on a chart already drawn: Plotly.react on the same plot, which keeps
+      // the plot's elements and draws only what changed; a new datarevision tells it that
+      // the data changed (the figure may carry a fixed one)
+      const layout = { ...this.layout, datarevision: this.digest };
+      this.Plotly.react(this.plot, this.traces(state), layout, this.config());
+      this.reactNext = false;
+      this.drawn = true;
+      this.drawnBy = 'react-new';
     } else {
       const traces = this.traces(state);
-      this.Plotly.newPlot(this.plot, traces, this.layout, { ...this.data.config, responsive: true });
+      this.Plotly.newPlot(this.plot, traces, this.layout, this.config());
       this.drawn = true;
       this.drawnBy = 'new';
     }
@@ -199,7 +219,12 @@ class Live {
       return;
     }
     const state = this.data.states[this.index];
-    this.Plotly.react(this.plot, this.traces(state), this.layout, this.data.config);
+    this.Plotly.react(this.plot, this.traces(state), this.layout, this.config());
+  }
+
+  // the chart's Plotly config: the server's, resized with the page
+  config() {
+    return { ...this.data.config, responsive: true };
   }
 
   // Repaint the state's heatmaps alone, with Plotly's own heatmap drawing (the trace's
