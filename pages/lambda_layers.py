@@ -172,6 +172,7 @@ def content_view(side: int) -> None:
             x_title=page.tr("positions_axis", side=side),
         ),
         "content_chart",
+        kept=True,
     )
     sums = keys.sum(axis=0)  # one per key channel, over the positions
     page.formula(
@@ -246,6 +247,7 @@ def position_view(side: int, r: int) -> None:
                 image_title=image_title,
             ),
             name,
+            kept=True,
         )
     m = side * side
     values = parts[0].values[0].numpy()

@@ -92,6 +92,7 @@ def inducing_view(X: np.ndarray, labels: np.ndarray, seed: int) -> None:
                 colorbar_title=page.tr("relative"),
             ),
             "attention_chart",
+            kept=True,
         )
     with points:
         page.chart(
@@ -103,6 +104,7 @@ def inducing_view(X: np.ndarray, labels: np.ndarray, seed: int) -> None:
                 axis_titles=("x₁", "x₂"),
             ),
             "points_chart",
+            kept=True,
         )
     sab, isab = stf.sab_attention_entries(n), stf.isab_attention_entries(n, m)
     left, right = st.columns([2, 3])
@@ -119,6 +121,7 @@ def inducing_view(X: np.ndarray, labels: np.ndarray, seed: int) -> None:
                 y_title=page.tr("entries_axis"),
             ),
             "cost_chart",
+            kept=True,
         )
     dev = max(float(np.abs(A.sum(-1) - 1).max()) for A in (A_IX, A_XH))
     ratio = sab / isab  # ISAB computes fewer weights exactly when n > 2m

@@ -193,6 +193,7 @@ def similarity_view(z: np.ndarray, n: int) -> None:
             colorbar_title="sim",
         ),
         "similarity_chart",
+        kept=True,
     )
     swapped = ct.nt_xent(np.r_[z[n:], z[:n]], tau)
     bound = ct.loss_lower_bound(n, tau)

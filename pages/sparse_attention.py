@@ -158,6 +158,7 @@ def cost_view(name: str, costs: np.ndarray) -> None:
             hovertemplate=page.tr("hover_pairs", n="%{x}", k="%{y:,.0f}") + "<extra></extra>",
         ),
         "cost_chart",
+        kept=True,
     )
     growth = att.loglog_slope(COST_LENGTHS[:4], costs[:4])
     page.formula(
