@@ -108,8 +108,9 @@ def chart(fig: go.Figure, key: str, *, kept: bool = False) -> None:
 
     ``kept=True``: the chart stays on the page and takes each new figure in place
     (``ui.live.kept_chart``: ``Plotly.react`` on the same plot), where Streamlit's chart is
-    built and drawn anew. Used where the benchmark shows it pays (multi-panel charts whose
-    every step changes the data: the Set Transformer's pooling, 149 → 111 ms p50).
+    built and drawn anew. Used where the benchmark showed a gain (bench/controls_report.md,
+    round 9: the Set Transformer's pooling chart, p50 1.22-1.38 → 1.04-1.09 × the bare
+    app's); not a figure with frames (the element draws data and layout only).
 
     A second chart in the same run waits like a formula does, so the browser draws the
     charts one by one, the first (the one the slider is about) first.
