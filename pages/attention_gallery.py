@@ -137,6 +137,7 @@ def query_maps(side: int, seed: int, sharpness: float, settings: g.Settings, met
             hovers=(page.tr("hover", label=page.tr("method_full")), page.tr("hover", label=name)),
         ),
         "maps_chart",
+        kept=True,
     )
     kept = float(w_full[i][mask[i]].sum()) if mask is not None else None
     allowed = int(mask[i].sum()) if mask is not None else side * side
@@ -184,6 +185,7 @@ def compare() -> None:
             front_name=page.tr("front"),
         ),
         "pareto_chart",
+        kept=True,
     )
     order = g.ranking(scores)
     cell = lambda x: "–" if x is None else f"{x:.3f}"  # noqa: E731

@@ -67,6 +67,7 @@ def filters() -> None:
             hover=page.tr("hover_cell"),
         ),
         "filters_chart",
+        kept=True,
     )
     std, dw, pw = (np.count_nonzero(g) for g in grids)
     per_channel = [int(np.count_nonzero(grids[1][m] == m + 1)) for m in range(M)]

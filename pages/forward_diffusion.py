@@ -149,6 +149,7 @@ def pixel_view(value: float, s: dif.Schedule, seed: int, pixel: tuple[int, int, 
             names=(page.tr("draws"), "𝒩(√ᾱₜ x₀, 1 − ᾱₜ)", "𝒩(0, 1)", "√ᾱₜ x₀", "x₀"),
         ),
         "pixel_chart",
+        kept=True,
     )
     m = stats.normal_moments(draws, mean, var)
     ks = stats.ks_distance_normal(draws, mean, var) * math.sqrt(N_DRAWS)  # √n·D

@@ -62,6 +62,7 @@ def equal_view(N: int, seed: int, causal: bool) -> None:
             + "<extra></extra>",
         ),
         "matrix_chart",
+        kept=True,
     )
     checks = [
         kit.Check(page.tr("check_equal"), diff < 1e-10, f"max |Δ| = {diff:.1e}"),

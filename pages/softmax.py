@@ -216,6 +216,7 @@ def calibration_view(seed: int) -> None:
                 hover=page.tr("hover_bin", x="%{x:.2f}", y="%{y:.3f}"),
             ),
             "reliability_chart",
+            kept=True,
         )
     with b:
         st.metric(

@@ -47,6 +47,7 @@ def shift_part(H: int, M: int, shifted: bool) -> None:
             hover=region_hover(),
         ),
         "regions_chart",
+        kept=True,
     )
     shift_view(H, M, s, regions)
 

@@ -84,6 +84,7 @@ def patches_view(rgb: np.ndarray) -> None:
             source=cache_vit.png_source(rgb),
         ),
         "patches_chart",
+        kept=True,
     )
     conv = vit.conv_patch_embedding(x, w.E, w.b, P)
     gap = float(np.abs(conv - vit.patch_embedding(xp, w.E, w.b)).max())
@@ -139,6 +140,7 @@ def attention_view(rgb: np.ndarray) -> None:
             source=cache_vit.png_source(rgb),
         ),
         "attention_chart",
+        kept=True,
     )
     out, ref = vit.torch_mha(z0, w.w_q, w.w_k, w.w_v, w.w_o, HEADS)
     core_out, _ = att.multi_head_attention(z0, w.w_q, w.w_k, w.w_v, w.w_o, HEADS)

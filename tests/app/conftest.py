@@ -23,14 +23,22 @@ def open_page(page: str | None, query: dict[str, str] | None = None) -> AppTest:
     return at
 
 
+def live_controls(at: AppTest) -> list[dict]:
+    """The data of each live control (``ui.live``) on the page, as the browser gets it; a
+    kept chart (``kit.chart(..., kept=True)``, the same element with one state) is not one."""
+    out = []
+    for element in at.get("bidi_component"):
+        if element.proto.component_name == "adlab.live":
+            data = json.loads(element.proto.json)
+            if not data.get("kept"):
+                out.append(data)
+    return out
+
+
 def live_states(at: AppTest) -> dict:
     """A live control's states (``ui.live``) by value: what the browser draws at each, its
     numbers and badges as HTML (``"html"``); ``{}`` when the page shows no live control."""
-    out = {}
-    for element in at.get("bidi_component"):
-        if element.proto.component_name == "adlab.live":
-            out |= {s["value"]: s for s in json.loads(element.proto.json)["states"]}
-    return out
+    return {s["value"]: s for data in live_controls(at) for s in data["states"]}
 
 
 def latex(at: AppTest) -> str:

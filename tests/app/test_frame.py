@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
-from tests.app.conftest import ROOT, open_page
+from tests.app.conftest import ROOT, live_controls, open_page
 from ui.i18n import strings
 from ui.registry import CONCEPTS, SECTIONS
 
@@ -65,12 +64,7 @@ def test_every_registered_page_runs_without_exception(concept):
     assert formulas, "a formula with the current numbers"
     badges = [m.value for m in at.markdown if "-badge[" in m.value]
     if not badges:  # a live control (ui.live) draws the badges with each of its states
-        states = [
-            s
-            for e in at.get("bidi_component")
-            if e.proto.component_name == "adlab.live"
-            for s in json.loads(e.proto.json)["states"]
-        ]
+        states = [s for data in live_controls(at) for s in data["states"]]
         badges = [s["html"] for s in states if "live-badge" in s["html"]]
         assert len(badges) == len(states), "every state of a live control has its badges"
     assert badges and all(":red-badge[" not in b and ' live-bad"' not in b for b in badges), badges

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
 from core import softmax as sm
-from tests.app.conftest import latex, open_page
+from tests.app.conftest import latex, live_controls, open_page
 
 PAGE = "softmax.py"
 
@@ -19,8 +17,8 @@ def badges(at) -> str:
 
 def live_data(at) -> dict:
     """The live T control's data (ui.live): what the browser draws, state by state."""
-    (element,) = [e for e in at.get("bidi_component") if e.proto.component_name == "adlab.live"]
-    return json.loads(element.proto.json)
+    (data,) = live_controls(at)
+    return data
 
 
 def index_of(at, T: float) -> int:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from core import windows as win
-from tests.app.conftest import latex, live_states, open_page
+from tests.app.conftest import latex, live_controls, live_states, open_page
 from ui import live
 
 PAGE = "swin_windows.py"
@@ -17,8 +17,8 @@ WINDOW = "_live_value_swin_windows_window"  # what ui.live keeps from the browse
 
 def live_data(at) -> dict:
     """The window control's data as the browser gets it (ui.live.pack)."""
-    (element,) = [e for e in at.get("bidi_component") if e.proto.component_name == "adlab.live"]
-    return json.loads(element.proto.json)
+    (data,) = live_controls(at)
+    return data
 
 
 def settle_on(at, k: int):

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 import torch
 
 from core import transformer as tf
-from tests.app.conftest import latex, live_states, open_page
+from tests.app.conftest import latex, live_controls, live_states, open_page
 from ui import exercises, i18n
 
 PAGE = "transformer_families.py"
@@ -18,8 +16,8 @@ SOURCE, TARGET = "the cat sat on the mat", "猫 が マット に 座った"
 
 def live_data(at) -> dict:
     """The live head control's data (ui.live): its states, ``index`` and ``digest``."""
-    [element] = [e for e in at.get("bidi_component") if e.proto.component_name == "adlab.live"]
-    return json.loads(element.proto.json)
+    (data,) = live_controls(at)
+    return data
 
 
 def test_maps_view_shows_every_family_and_all_badges_hold():
