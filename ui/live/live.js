@@ -69,7 +69,8 @@ class Live {
     this.drawn = false;
     this.reactNext = false; // the next drawing is a new payload on a chart already drawn
     this.shownEmpty = false; // the state drawn has a patched trace with no points
-    this.drawnBy = null; // how the last state was drawn: new, move, repaint or react (tests)
+    this.drawnBy = null; // how the last state was drawn: new, move, repaint, react, or
+    // react-new (a new payload on the chart already drawn; tests)
     this.moving = null; // the promise of a move queued for the next animation frame
     this.input.addEventListener('input', () => {
       if (!this.Plotly) return; // not drawn yet (the input is disabled until then)
@@ -105,10 +106,10 @@ class Live {
     this.labelEl.textContent = data.label;
     this.chart.className = `live-chart st-key-${data.chartKey}`;
     this.input.max = String(data.states.length - 1);
-    // one state left (e.g. one Swin window covering the map): the label and value, no slider
     // a kept chart: no control and no numbers, only the chart
     this.root.querySelector('.live-control').style.display = data.kept ? 'none' : '';
     this.numbers.style.display = data.kept ? 'none' : '';
+    // one state left (e.g. one Swin window covering the map): the label and value, no slider
     const single = data.states.length < 2;
     this.input.style.display = single ? 'none' : '';
     this.root.querySelector('.live-ends').style.display = single ? 'none' : '';
