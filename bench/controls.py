@@ -232,8 +232,8 @@ def measure_page(
             key, kind = c["key"], c["kind"]
             if key.startswith(f"{slug}_ex") or (key == f"{slug}_view" and view):
                 continue  # the exercise; the view picker once
-            if args.controls and key not in args.controls:
-                continue
+            if args.controls and not {key, f"{key}[{view}]"} & args.controls:
+                continue  # neither the key nor the key in this view ("seed[2]") asked for
             control = Control(slug, view, key, kind)
             controls.append(control)
             probe = _open_at(browser, url, control.name, key, kind)
@@ -464,7 +464,10 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--warmup", type=int, default=DEFAULT_WARMUP, help="unrecorded steps first")
     p.add_argument("--block", type=int, default=DEFAULT_BLOCK, help="control steps per bare step")
     p.add_argument("--pages", help="comma-separated slugs (default: every ready page)")
-    p.add_argument("--controls", help="comma-separated control keys (default: all of them)")
+    p.add_argument(
+        "--controls",
+        help="comma-separated control keys, or a key in one view: key[view] (default: all of them)",
+    )
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "controls.json")
     p.add_argument(
         "--no-fail-budget", action="store_true", help="exit 0 when only budgets are missed"
