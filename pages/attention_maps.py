@@ -161,6 +161,7 @@ def head_grid(tokens: list[str], x: np.ndarray, ws: list[np.ndarray]) -> None:
             hover=cell_hover(""),
         ),
         "heads_chart",
+        kept=True,
     )
     page.formula(
         "heads",

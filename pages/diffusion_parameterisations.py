@@ -88,6 +88,7 @@ def predictions_live(s: snr.Schedule) -> None:
             weight_names={p: page.tr(f"name_{p}") for p in PREDICTIONS},
         ),
         "rotation_chart",
+        kept=True,
     )
     worst, undefined = snr.conversion_errors(truth, t, s)  # ᾱ_t = 0: 4 pairs undefined
     v_, xt, score = (float(truth.of(p)[0]) for p in ("v", "x_t", "score"))
@@ -268,6 +269,7 @@ def leak_live(x0: np.ndarray, name: str, seed: int) -> None:
             names=(page.tr("expected"), page.tr("leak_measured")),
         ),
         "leak_chart",
+        kept=True,
     )
     i = BLOCKS.index(b)
     n = (SIDE // b) ** 2 * 3

@@ -234,6 +234,7 @@ def field_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
             names=(page.tr("noisy"), page.tr("arrows"), page.tr("contours")),
         ),
         "field_chart",
+        kept=True,
     )
     x = noisy[:1]
     e = cr.eps_model(spec, sources[0], trained)(x, t)

@@ -129,6 +129,7 @@ def mips(seed: int, equal: bool) -> None:
                 ),
             ),
             "recall_chart",
+            kept=True,
         )
     best = rt.top_k_inner_product(q, keys, TOP_K)
     nn, cos = rt.top_k_nearest(q, keys, TOP_K), rt.top_k_cosine(q, keys, TOP_K)

@@ -259,6 +259,7 @@ def temperature_view(z: np.ndarray, n: int) -> None:
             names=(page.tr("this_batch"), "ln(2N − 1)", page.tr("smallest"), page.tr("current")),
         ),
         "temperature_chart",
+        kept=True,
     )
     collapsed = ct.nt_xent(np.ones((2 * n, 3)), tau)
     far = float(table[-1, -1])
@@ -322,6 +323,7 @@ def training_view(run: object, n: int, tau: float) -> None:
             colorbar_title="sim",
         ),
         "training_chart",
+        kept=True,
     )
     pos0, neg0 = ct.mean_similarities(run.similarities[0])
     pos, neg = ct.mean_similarities(run.similarities[k])

@@ -197,6 +197,7 @@ def params() -> None:
             bar_names=(page.tr("encoder"), page.tr("decoder")),
         ),
         "params_chart",
+        kept=True,
     )
     torch_enc, torch_dec, torch_h1 = tf.torch_layer_parameters(D, r * D, HEADS)
     gpt2 = tf.gpt2_parameters(*GPT2)

@@ -101,6 +101,7 @@ def integrals() -> None:
             y_titles=("sinᵐx", page.tr("W_axis")),
         ),
         "integrals_chart",
+        kept=True,
     )
     W2, W1, W0 = w.sandwich(N)  # W_{2N+2}, W_{2N+1}, W_{2N}
     P_N = w.wallis_partial_product_exact(N) if N else Fraction(1)

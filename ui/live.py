@@ -259,6 +259,8 @@ def pack(
     if value not in values:
         raise ValueError(f"{value!r} is not one of the states")
     spec = figure.to_plotly_json()
+    if spec.get("frames"):  # the element draws data and layout only (see kept_chart)
+        raise ValueError(f"{chart_key}: a figure with frames cannot be drawn here; use kit.chart")
     data = [dict(t) for t in spec["data"]]
     for i, props in states[0].traces.items():
         data[i].update(props)
@@ -299,6 +301,10 @@ def kept_chart(figure: go.Figure, chart_key: str) -> None:
     numbers) keeps its plot, and Plotly draws only what changed. The chart has the class
     ``st-key-<chart_key>`` as a ``st.plotly_chart`` would; the element's key is
     ``<chart_key>_kept``. Use it through ``kit.chart(..., kept=True)``.
+
+    Not a figure with frames (a scrub with Plotly's own slider): the element draws data and
+    layout only. Round 10 tried sending the frames along (``Plotly.react`` with frames), and
+    the forward and reverse scrubs became slower (bench/controls_report.md, round 10).
     """
     data = pack("", [State(0, "", {})], 0, figure, chart_key=chart_key)
     data["kept"] = True

@@ -35,6 +35,21 @@ def live_controls(at: AppTest) -> list[dict]:
     return out
 
 
+def chart_specs(at: AppTest) -> dict[str, dict]:
+    """Each chart on the page by its key, as the browser gets its figure (data, layout and
+    any frames): a ``st.plotly_chart``'s spec, or a kept chart's (``ui.live.kept_chart``)."""
+    out = {}
+    for element in at.get("plotly_chart"):
+        spec = json.loads(element.proto.spec)
+        out[element.proto.id.rsplit("-", 1)[-1]] = spec
+    for element in at.get("bidi_component"):
+        if element.proto.component_name == "adlab.live":
+            data = json.loads(element.proto.json)
+            if data.get("kept"):
+                out[data["chartKey"]] = data["figure"]
+    return out
+
+
 def live_states(at: AppTest) -> dict:
     """A live control's states (``ui.live``) by value: what the browser draws at each, its
     numbers and badges as HTML (``"html"``); ``{}`` when the page shows no live control."""

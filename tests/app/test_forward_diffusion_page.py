@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.app.conftest import latex, open_page
+from tests.app.conftest import chart_specs, latex, open_page
 
 PAGE = "forward_diffusion.py"
 C = "forward_diffusion"
@@ -48,8 +48,7 @@ def bomb(width: int = 50_000, height: int = 50_000) -> bytes:
 
 
 def scrub_spec(at) -> dict:
-    (chart,) = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"{C}_scrub_chart")]
-    return json.loads(chart.proto.spec)
+    return chart_specs(at)[f"{C}_scrub_chart"]
 
 
 def pixel_value(at) -> float:

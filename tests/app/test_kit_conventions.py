@@ -254,3 +254,15 @@ def test_a_kept_chart_is_one_element_that_takes_each_new_figure():
     assert again == first and new["digest"] != data["digest"]
     assert new["figure"]["data"][0]["y"] == [2]
     assert "bar_kept" not in at.query_params
+
+
+def test_a_figure_with_frames_cannot_be_kept():
+    """A kept chart draws data and layout only: a scrub's frames would be lost, so
+    ui.live.kept_chart refuses the figure instead of drawing a scrub that does not move."""
+    import plotly.graph_objects as go
+
+    from ui import live
+
+    frames = [go.Frame(name=str(i), data=[go.Scatter(x=[i], y=[i])]) for i in range(3)]
+    with pytest.raises(ValueError, match="frames"):
+        live.kept_chart(go.Figure(go.Scatter(x=[0], y=[0]), frames=frames), "scrub")

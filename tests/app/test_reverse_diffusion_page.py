@@ -6,13 +6,14 @@ The exercise is checked here too, against a computation from the numbers in its 
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
 import numpy as np
 import pytest
 
-from tests.app.conftest import latex, open_page
+from tests.app.conftest import chart_specs, latex, open_page
 from ui import exercises, i18n
 
 PAGE = "reverse_diffusion.py"
@@ -38,7 +39,7 @@ def test_default_view_samples_with_both_denoisers_and_every_badge_holds():
     assert ":red-badge[" not in text and text.count(":green-badge[") == 6
     dw = number_after(r"max \|Δw\|", text)
     assert 0 <= dw <= 0.05
-    chart = at.get("plotly_chart")[0].proto.spec
+    chart = json.dumps(chart_specs(at)[f"{C}_scrub_chart"])
     assert chart.count('"frames"') == 1 and "exact" in chart and "learned" in chart
 
 
@@ -103,7 +104,7 @@ def test_a_shape_has_no_exact_denoiser_and_offers_training():
     at = open_page(PAGE, {f"{C}_dataset": "moons", f"{C}_seed": "4321"})
     ok(at)
     assert at.button(key=f"{C}_train") is not None
-    assert not at.get("plotly_chart")  # nothing to sample with yet
+    assert not chart_specs(at)  # nothing to sample with yet
 
 
 def test_training_view_of_the_defaults_shows_the_shipped_curve_near_the_best_loss():
@@ -129,8 +130,8 @@ def test_training_a_new_setting_trains_once_and_then_is_cached():
     for view in ("sampling", "field", "quality"):  # only the learned denoiser: no exact ε*
         shown = open_page(PAGE, {**query, f"{C}_view": view})
         ok(shown)
-        assert len(shown.get("plotly_chart")) == 1 and "learned" in latex(shown)
-        assert "exact" not in shown.get("plotly_chart")[0].proto.spec
+        (chart,) = chart_specs(shown).values()
+        assert "learned" in latex(shown) and "exact" not in json.dumps(chart)
 
 
 def test_bad_url_parameters_fall_back_with_a_notice():

@@ -18,7 +18,7 @@ def test_every_part_typesets_its_formula(page, server, view, lang):
     page.set_viewport_size({"width": 1400, "height": 2600})  # the whole part in one shot
     page.goto(f"{server.url}/{C}?{C}_view={view}&lang={lang}")
     wait_for_app(page)
-    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=60_000)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
     expect(page.locator(".katex-display").first).to_be_visible()
     expect(page.locator(ERRORS)).to_have_count(0)
     expect(page.get_by_text("✗")).to_have_count(0)
