@@ -20,7 +20,6 @@ from ui import cache_reverse as cr
 from ui import exercises, kit, perf, prefetch, tex
 
 DATA = ("mixture", "moons", "swiss_roll", "circle")
-STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
 GRID = np.linspace(-2.4, 2.4, 17)  # where the field's arrows start
 ARROW = 0.9 * (GRID[1] - GRID[0])  # the longest arrow at each t (lengths are relative)
 # q(x_t)'s contours: a 61² grid (spacing 0.1, under the narrowest σ 0.05 only near t = 0)
@@ -107,16 +106,17 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
         n_steps = (
             s.num_steps
             if sampler == "ddpm"
-            else page.select_slider("steps", STEPS, cr.DEFAULT_STEPS)
+            else page.select_slider("steps", cr.STEPS, cr.DEFAULT_STEPS)
         )
         if sampler == "ddpm":
             st.caption(page.tr("ddpm_all_steps", T=s.num_steps))
     with c:
         eta = (
-            page.slider("eta", 0.0, 1.0, 0.0, step=0.1, help=page.tr("eta_help"))
+            page.slider("eta", cr.ETAS[0], cr.ETAS[-1], 0.0, step=0.1, help=page.tr("eta_help"))
             if sampler == "ddim"
             else 0.0
         )
+        eta = round(eta, 1)  # a slider's 0.30000000000000004 is the 0.3 the warm-up ran
         variance = (
             page.choice("variance", ("posterior", "beta"), "posterior")
             if sampler == "ddpm"

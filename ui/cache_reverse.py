@@ -47,6 +47,8 @@ QUALITY_STEPS = (1, 2, 5, 10, 20, 50, 100)  # S for the quality curves (plus DDP
 N_QUALITY = 1000  # samples per point of the quality curves
 N_REFERENCE = 5000  # data points the samples are compared with
 DEFAULT_STEPS = 100  # the sampling view's steps S (DDIM, Euler, Heun) on a first visit
+STEPS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)  # the sampling view's steps slider
+ETAS = tuple(round(0.1 * k, 1) for k in range(11))  # its η slider (DDIM): 0, 0.1, …, 1
 # the page's mixture controls: every setting of them at the default seed has its exact
 # quality curves in QUALITY_TABLE (made by assets/models/make_quality_table.py)
 COMPONENTS = tuple(range(1, 9))
@@ -249,13 +251,13 @@ def _run(
     return _summary(run)
 
 
-@st.cache_data(max_entries=24, show_spinner=False)
+@st.cache_data(max_entries=48, show_spinner=False)  # the warm-up's 24, and a class's
 def exact_run(spec: TrainSpec, sampler: str, n_steps: int, eta: float, variance: str) -> RunSummary:
     """A run of ``sampler`` with the exact ε* of the spec's mixture."""
     return _run(_exact_key(spec), "exact", sampler, n_steps, eta, variance, None)
 
 
-@st.cache_data(max_entries=24, show_spinner=False)
+@st.cache_data(max_entries=48, show_spinner=False)
 def learned_run(
     spec: TrainSpec, sampler: str, n_steps: int, eta: float, variance: str, _trained: Trained
 ) -> RunSummary:
@@ -426,9 +428,11 @@ def minimum_loss(spec: TrainSpec) -> float | None:
 # ---- the server's warm-up (ui/warmup.py) ----------------------------------------------------
 def warm_defaults() -> None:
     """Compute what the default settings show on a first visit to the sampling and quality
-    views, and after one click of the sampler or of DDPM's variance: every sampler's exact
-    and learned run (DDPM's 1000 steps twice) and both quality curves (about 3 s of one core,
-    once per server, in :mod:`ui.warmup`'s background thread)."""
+    views, after one click of the sampler or of DDPM's variance, and along DDIM's η and steps
+    sliders from the default (each a 40–90 ms miss in a step): every sampler's exact and
+    learned run (DDPM's 1000 steps twice), DDIM at every η and every steps option, and both
+    quality curves (about 5 s of one core, once per server, in :mod:`ui.warmup`'s background
+    thread)."""
     from core import denoiser as dn
     from core import reverse as rv
 
@@ -436,8 +440,11 @@ def warm_defaults() -> None:
     T = spec.schedule().num_steps
     runs = [(sampler, DEFAULT_STEPS, "posterior") for sampler in rv.SAMPLERS if sampler != "ddpm"]
     runs += [("ddpm", T, variance) for variance in ("posterior", "beta")]
-    for sampler, n_steps, variance in runs:
-        exact_run(spec, sampler, n_steps, 0.0, variance)
-        learned_run(spec, sampler, n_steps, 0.0, variance, trained)
+    runs = [(sampler, n_steps, 0.0, variance) for sampler, n_steps, variance in runs]
+    runs += [("ddim", DEFAULT_STEPS, eta, "posterior") for eta in ETAS if eta]
+    runs += [("ddim", n_steps, 0.0, "posterior") for n_steps in STEPS if n_steps != DEFAULT_STEPS]
+    for sampler, n_steps, eta, variance in runs:
+        exact_run(spec, sampler, n_steps, eta, variance)
+        learned_run(spec, sampler, n_steps, eta, variance, trained)
     exact_quality(spec)
     learned_quality(spec, trained)

@@ -57,10 +57,18 @@ def test_the_warm_up_computes_what_the_default_views_then_find_in_the_cache():
             "reverse_diffusion_variance": "beta",
         },
         {"reverse_diffusion_view": "sampling", "reverse_diffusion_sampler": "heun"},
+        {"reverse_diffusion_view": "sampling", "reverse_diffusion_eta": "0.7"},  # DDIM's η
+        {"reverse_diffusion_view": "sampling", "reverse_diffusion_steps": "1000"},  # its steps
+        {"reverse_diffusion_view": "sampling", "reverse_diffusion_steps": "1"},
         {"reverse_diffusion_view": "quality"},
     ):
         at = open_page("reverse_diffusion.py", query)
         assert not at.exception and not at.error, query
+    # the η slider as a browser moves it (three steps of 0.1 add up to 0.30000000000000004)
+    at = open_page("reverse_diffusion.py", {"reverse_diffusion_view": "sampling"})
+    at.slider(key="reverse_diffusion_eta").set_value(0.1 + 0.1 + 0.1).run()
+    assert not at.exception and not at.error
+    assert "σ = 0" not in "\n".join(m.value for m in at.markdown)  # η > 0 was sampled
     # the gallery's time view at its default knobs and at other options of PVT's and Swin's
     for query in (
         {},
