@@ -431,7 +431,7 @@ def warm_defaults() -> None:
     views, after one click of the sampler or of DDPM's variance, and along DDIM's η and steps
     sliders from the default (each a 40–90 ms miss in a step): every sampler's exact and
     learned run (DDPM's 1000 steps twice), DDIM at every η and every steps option, and both
-    quality curves (about 5 s of one core, once per server, in :mod:`ui.warmup`'s background
+    quality curves (about 6 s of one core, once per server, in :mod:`ui.warmup`'s background
     thread)."""
     from core import denoiser as dn
     from core import reverse as rv
