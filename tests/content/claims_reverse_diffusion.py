@@ -13,9 +13,7 @@ import numpy as np
 
 from core import denoiser as dn
 from core import reverse as rv
-from tests.content.claims import Claim, page_constant
-
-STEPS = page_constant("reverse_diffusion", "STEPS")
+from tests.content.claims import Claim
 
 
 def _quality_steps_max() -> str:
@@ -36,7 +34,10 @@ def relative_spread(n_steps: int) -> float:
 
 
 def offered(n: int, holds: bool = True) -> str:
-    return str(n) if n in STEPS and holds else f"{n} (not offered, or the story fails)"
+    """``n`` if the sampling view's steps slider offers it (and the story holds)."""
+    import ui.cache_reverse as cr  # noqa: PLC0415 — streamlit, only for these claims
+
+    return str(n) if n in cr.STEPS and holds else f"{n} (not offered, or the story fails)"
 
 
 CLAIMS = [
