@@ -23,30 +23,26 @@ def open_page(page: str | None, query: dict[str, str] | None = None) -> AppTest:
     return at
 
 
+def _live_payloads(at: AppTest) -> list[dict]:
+    """The data of every ``ui.live`` element on the page (live controls and kept charts)."""
+    return [
+        json.loads(e.proto.json)
+        for e in at.get("bidi_component")
+        if e.proto.component_name == "adlab.live"
+    ]
+
+
 def live_controls(at: AppTest) -> list[dict]:
     """The data of each live control (``ui.live``) on the page, as the browser gets it; a
     kept chart (``kit.chart(..., kept=True)``, the same element with one state) is not one."""
-    out = []
-    for element in at.get("bidi_component"):
-        if element.proto.component_name == "adlab.live":
-            data = json.loads(element.proto.json)
-            if not data.get("kept"):
-                out.append(data)
-    return out
+    return [data for data in _live_payloads(at) if not data.get("kept")]
 
 
 def chart_specs(at: AppTest) -> dict[str, dict]:
     """Each chart on the page by its key, as the browser gets its figure (data, layout and
     any frames): a ``st.plotly_chart``'s spec, or a kept chart's (``ui.live.kept_chart``)."""
-    out = {}
-    for element in at.get("plotly_chart"):
-        spec = json.loads(element.proto.spec)
-        out[element.proto.id.rsplit("-", 1)[-1]] = spec
-    for element in at.get("bidi_component"):
-        if element.proto.component_name == "adlab.live":
-            data = json.loads(element.proto.json)
-            if data.get("kept"):
-                out[data["chartKey"]] = data["figure"]
+    out = {e.proto.id.rsplit("-", 1)[-1]: json.loads(e.proto.spec) for e in at.get("plotly_chart")}
+    out |= {d["chartKey"]: d["figure"] for d in _live_payloads(at) if d.get("kept")}
     return out
 
 
