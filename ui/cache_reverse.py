@@ -438,9 +438,10 @@ def warm_defaults() -> None:
 
     spec, trained = dn.TrainSpec(), default_denoiser()
     T = spec.schedule().num_steps
-    runs = [(sampler, DEFAULT_STEPS, 0.0, "posterior") for sampler in rv.SAMPLERS]
-    runs = [r for r in runs if r[0] != "ddpm"]  # DDPM runs its T steps, with either variance
-    runs += [("ddpm", T, 0.0, variance) for variance in ("posterior", "beta")]
+    runs = [
+        (sampler, DEFAULT_STEPS, 0.0, "posterior") for sampler in rv.SAMPLERS if sampler != "ddpm"
+    ]
+    runs += [("ddpm", T, 0.0, variance) for variance in ("posterior", "beta")]  # its T steps
     runs += [("ddim", DEFAULT_STEPS, eta, "posterior") for eta in ETAS if eta]
     runs += [("ddim", n_steps, 0.0, "posterior") for n_steps in STEPS if n_steps != DEFAULT_STEPS]
     for sampler, n_steps, eta, variance in runs:
