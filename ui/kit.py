@@ -121,7 +121,10 @@ def chart(fig: go.Figure, key: str, *, kept: bool = False) -> None:
     copied array for new data and computes and draws the whole chart again; with one, it
     only lays the chart out at the new width. The reverse field's second draw went from
     77 to 15 ms (``bench/controls_report.md``, round 7). A chart's data never changes in
-    place (a new figure is a new chart), so a constant is exact.
+    place (a new figure is a new chart), so a constant is exact. It does not spare a figure
+    whose layout holds a template object (a validated ``go.Figure(layout=...)``) or whose
+    numpy arrays go out as typed arrays: Plotly computes those again on the second pass
+    (bench/controls_report.md, round 10, left for a measured fix).
     """
     _let_the_chart_go_first()
     if kept:
