@@ -98,6 +98,8 @@ class Figure(go.Figure):
 
     def to_dict(self) -> dict[str, Any]:
         res: dict[str, Any] = {"data": list(self._data), "layout": dict(self._layout)}
+        if res["layout"].get("template") == NONE_TEMPLATE:
+            res["layout"]["template"] = "none"  # a validated figure's, wrapped by :func:`ours`
         frames = list(self._raw_frames) or [frame._props for frame in self._frame_objs]
         if frames:
             res["frames"] = frames
@@ -115,6 +117,31 @@ class Figure(go.Figure):
     def frames(self, new_frames: Any) -> None:
         self._raw_frames = ()
         self._frame_objs = self._frames_validator.validate_coerce(new_frames)
+
+
+# Plotly's "none" template (no style at all) as a validated figure holds it
+NONE_TEMPLATE = {"data": {"scatter": [{"type": "scatter"}]}}
+
+
+def ours(fig: go.Figure) -> Figure:
+    """``fig`` as a :class:`Figure`, whose JSON names the "none" template instead of holding
+    the validated template object: what ``kit.chart`` sends.
+
+    Streamlit draws a new chart twice, the second time with its measured width
+    (``ui.streamlit_internals``); with a fixed ``datarevision`` Plotly then only lays it out,
+    but a template object in the layout made it compute the whole chart again (counted in
+    Chromium: the sparse-attention mask, a heatmap, was computed twice per new chart, once
+    with the name; ``bench/controls_report.md``, round 11). Scatter data sent as typed
+    arrays does the same (Wallis' product chart is still computed twice); lists would spare
+    it at 10–20 % more bytes, with no latency gain measured, so they stay typed. A validated
+    ``go.Figure`` is wrapped, its data and layout shared, not copied; one of ours is
+    returned as it is.
+    """
+    if isinstance(fig, Figure):
+        return fig
+    wrapped = Figure({"data": list(fig._data), "layout": dict(fig._layout)}, _validate=False)
+    wrapped._raw_frames = tuple(frame._props for frame in fig._frame_objs)
+    return wrapped
 
 
 def _typed_arrays(x: Any) -> Any:

@@ -28,7 +28,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.errors import CoreError
-from figures import handout
+from figures import handout, style
 from figures.export import figure_csv, has_data, heatmap_tables
 from ui import formulas, prefetch, state
 from ui.boot import require_entrypoint
@@ -121,10 +121,11 @@ def chart(fig: go.Figure, key: str, *, kept: bool = False) -> None:
     copied array for new data and computes and draws the whole chart again; with one, it
     only lays the chart out at the new width. The reverse field's second draw went from
     77 to 15 ms (``bench/controls_report.md``, round 7). A chart's data never changes in
-    place (a new figure is a new chart), so a constant is exact. It does not spare a figure
-    whose layout holds a template object (a validated ``go.Figure(layout=...)``) or whose
-    numpy arrays go out as typed arrays: Plotly computes those again on the second pass
-    (bench/controls_report.md, round 10, left for a measured fix).
+    place (a new figure is a new chart), so a constant is exact. A template object (a
+    validated ``go.Figure(layout=...)``) still made Plotly compute the chart on both passes,
+    so the figure goes out through :func:`figures.style.ours`, which names the "none"
+    template instead. Scatter data sent as typed arrays still does it (Wallis' product);
+    lists cost bytes for no measured gain (bench/controls_report.md, round 11).
     """
     _let_the_chart_go_first()
     if kept:
@@ -133,7 +134,8 @@ def chart(fig: go.Figure, key: str, *, kept: bool = False) -> None:
         live.kept_chart(fig, key)
     else:
         fig.layout.datarevision = DATA_REVISION
-        st.plotly_chart(fig, key=key, width="stretch", config=PLOTLY_CONFIG, theme=None)
+        sent = style.ours(fig)  # the "none" template by name (see above)
+        st.plotly_chart(sent, key=key, width="stretch", config=PLOTLY_CONFIG, theme=None)
     _figures()[key] = fig  # a reference, read only when the reader exports
     st.session_state[_LAST_CHART] = time.monotonic()  # what follows lets this chart go first
 

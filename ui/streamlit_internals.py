@@ -20,9 +20,9 @@ them, so a Streamlit bump is a deliberate, checked step rather than a silent bre
   changed figure is a new chart, built from scratch; the chart never takes new data in
   place. Once mounted, the frontend hands Plotly a JSON copy of the same figure again with
   the width it measured. :func:`ui.kit.chart` gives every figure a fixed
-  ``layout.datarevision`` so that this second pass only lays the chart out (not for a
-  figure whose layout holds a template object or whose arrays go out typed: Plotly then
-  computes it again; bench/controls_report.md, round 10). A kept chart
+  ``layout.datarevision`` so that this second pass only lays the chart out, and names the
+  "none" template (:func:`figures.style.ours`): a template object made Plotly compute the
+  chart again (bench/controls_report.md, round 11). A kept chart
   (``kit.chart(..., kept=True)``, ``ui.live.kept_chart``) is a component element instead,
   whose identity is its key: each new figure reaches the same plot.
 """

@@ -221,6 +221,31 @@ def test_a_changed_figure_is_a_new_chart():
     assert json.loads(chart.proto.spec)["data"][0]["y"] == [2]
 
 
+def heatmap_validated() -> None:
+    """An AppTest script: kit.chart draws a validated figure (a template object)."""
+    import numpy as np
+    import plotly.graph_objects as go
+
+    from ui import kit
+
+    kit.chart(go.Figure(go.Heatmap(z=np.eye(2) / 3), layout={"template": "none"}), "map")
+
+
+def test_a_chart_names_its_template():
+    """A template object in a Streamlit chart made Plotly compute the chart on both of
+    Streamlit's passes (figures.style.ours): kit.chart sends the "none" template by name,
+    the data as Plotly sends it, and keeps the figure as built for the exports."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(heatmap_validated).run()
+    [chart] = at.get("plotly_chart")
+    spec = json.loads(chart.proto.spec)
+    assert spec["layout"]["template"] == "none"
+    assert spec["data"][0]["z"]["dtype"] == "f8"  # a typed array, as Plotly sends it
+    assert spec["layout"]["datarevision"] == "fixed"
+    assert at.session_state["_kit_figures"]["map"].layout.template.data.scatter  # as built
+
+
 def bar_kept() -> None:
     """An AppTest script: kit.chart draws a bar of height ``v`` as the kept chart "bar"."""
     import plotly.graph_objects as go

@@ -244,3 +244,37 @@ def test_a_seed_a_pattern_brings_back_keeps_its_value(page, server):
     wait_for_app(page)
     assert seed.input_value() == "7"
     expect(page.locator(ERRORS)).to_have_count(0)
+
+
+# Counts, on each plot element, the times Plotly assigned it computed data (``gd.calcdata``).
+COUNT_COMPUTATIONS_JS = """
+Object.defineProperty(HTMLDivElement.prototype, 'calcdata', {
+  configurable: true,
+  set(v) { if (v) this.__computed = (this.__computed || 0) + 1; this.__calcdata = v; },
+  get() { return this.__calcdata; },
+});
+"""
+
+
+def test_a_new_chart_is_computed_once(page: Page, server):
+    """Streamlit draws a new chart twice (ui.streamlit_internals); the second pass must only
+    lay it out. A validated figure's template object made Plotly compute the sparse-attention
+    mask (a heatmap) on both passes, until kit.chart named the template
+    (figures.style.ours)."""
+    page.add_init_script(COUNT_COMPUTATIONS_JS)
+    page.goto(f"{server.url}/sparse_attention?sparse_attention_view=pattern")
+    wait_for_app(page)
+    plot = ".st-key-sparse_attention_mask_chart .js-plotly-plot"
+    page.wait_for_selector(f"{plot} .main-svg")
+    page.evaluate("(sel) => { document.querySelector(sel).__old = true; }", plot)
+    n = ".st-key-sparse_attention_n"
+    page.locator(f"{n} [role=slider], {n} input[type=range]").first.focus()
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(
+        "(sel) => { const gd = document.querySelector(sel);"
+        " return gd && !gd.__old && getComputedStyle(gd).visibility === 'visible'; }",
+        arg=plot,
+    )
+    wait_for_app(page)
+    page.wait_for_timeout(500)  # a late second computation would show here
+    assert page.evaluate("(sel) => document.querySelector(sel).__computed", plot) == 1

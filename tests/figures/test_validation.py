@@ -108,3 +108,31 @@ def test_a_figure_encodes_as_plotly_would_without_copying_or_changing_itself():
     assert isinstance(fig.data[0].z, np.ndarray) and np.array_equal(fig.data[0].z, z)
     assert fig.to_dict()["data"][1]["x"] is fig.to_dict()["data"][1]["x"]  # shared, not copied
     assert [f.name for f in fig.frames] == ["1"] and np.array_equal(fig.frames[0].data[0].z, z + 1)
+
+
+def test_ours_names_the_none_template_and_changes_nothing_else():
+    """figures.style.ours (how kit.chart sends a chart): a validated go.Figure wrapped, its
+    JSON Plotly's own but for the "none" template's name, frames kept, the figure unchanged;
+    one of ours returned as it is."""
+    import json
+
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    from figures.style import NONE_TEMPLATE, figure, ours
+
+    z = np.arange(12.0).reshape(3, 4)
+    validated = go.Figure(
+        [go.Heatmap(z=z), go.Scatter(y=np.array([1.0, np.nan, 3.0]))],
+        layout={"template": "none", "title": {"text": "t"}},
+        frames=[go.Frame(name="1", data=[go.Heatmap(z=z + 1)], traces=[0])],
+    )
+    theirs = json.loads(pio.to_json(validated.to_dict(), validate=False))
+    assert theirs["layout"]["template"] == NONE_TEMPLATE
+    sent = json.loads(pio.to_json(ours(validated).to_dict(), validate=False))
+    assert sent["layout"]["template"] == "none"
+    theirs["layout"]["template"] = "none"
+    assert sent == theirs  # typed arrays, frames and all
+    assert validated.layout.template.data.scatter[0].type == "scatter"  # the original as built
+    mine = figure([{"type": "heatmap", "z": z}], {"template": "none"})
+    assert ours(mine) is mine
