@@ -212,7 +212,8 @@ INSTALL_JS = r"""
       return !!(sliderState(sliderKey) && plot && plot.querySelector('.main-svg')) && !busy();
     },
     // the page's controls: keyed sliders, select-sliders, live controls, radios and number
-    // inputs of the main area whose key starts with ``prefix``, in page order
+    // inputs of the main area whose key starts with ``prefix``, in page order; not one that
+    // is not drawn (a kept chart's element holds a live control's input, never shown)
     controls(prefix) {
       const found = [];
       for (const box of document.querySelectorAll('[data-testid="stMain"] [class*="st-key-"]')) {
@@ -220,6 +221,7 @@ INSTALL_JS = r"""
         if (!key || !key.startsWith(prefix) || found.some((c) => c.key === key)) continue;
         const st = sliderState(key);
         if (!st || st.el.disabled || st.el.getAttribute('aria-disabled') === 'true') continue;
+        if (!st.el.getClientRects().length) continue;
         found.push({ key, kind: st.kind });
       }
       return found;

@@ -106,3 +106,12 @@ def test_controls_bench_finds_and_steps_every_kind_of_control(server, browser):
             assert step.error is None, (c.name, step.error)
             assert step.value_after != step.value_before
     assert len(bare_steps) == len(found)  # one bare step after each control's block
+
+
+def test_controls_bench_does_not_take_a_kept_chart_for_a_control(server, browser):
+    """A kept chart (ui.live.kept_chart) is a live element whose control is never shown:
+    bench.controls skipped it as "changed nothing" after pressing it; now it never finds it."""
+    url = f"{server.url}/sparse_attention?sparse_attention_view=cost"
+    found = [c["key"] for c in controls._discover(browser, url, "sparse_attention")]
+    assert "sparse_attention_cost_n" in found
+    assert not [key for key in found if key.endswith("_kept")]
