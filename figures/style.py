@@ -134,8 +134,9 @@ def ours(fig: go.Figure) -> Figure:
     with the name; ``bench/controls_report.md``, round 11). Scatter data sent as typed
     arrays does the same (Wallis' product chart is still computed twice); lists would spare
     it at 10–20 % more bytes, with no latency gain measured, so they stay typed. A validated
-    ``go.Figure`` is wrapped, its data and layout shared, not copied; one of ours is
-    returned as it is.
+    ``go.Figure`` is wrapped (Plotly's constructor copies its traces; wrapped and written as
+    JSON, a 32 × 32 heatmap takes 0.24 ms more than as it is), the figure itself left as
+    built; one of ours is returned as it is.
     """
     if isinstance(fig, Figure):
         return fig
