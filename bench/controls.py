@@ -21,8 +21,9 @@ and for each one:
    steps, one step of the bare one-slider app, so the bare sample spans the whole run.
 
 A control's ratio is its p95 over the bare app's p95 over the whole run, with the 90 %
-bootstrap interval. Budget (issue 21): ratio ≤ 1.0 and the interval's upper end ≤ 1.2, and
-payload p95 ≤ 200 KB per step. The JSON (``--out``) is rewritten after every page, so an
+bootstrap interval. As in ``bench.latency``, nothing is measured before the app's warm-up
+(``ui/warmup.py``) has finished. Budget (issue 21): ratio ≤ 1.0 and the interval's upper end
+≤ 1.2, and payload p95 ≤ 200 KB per step. The JSON (``--out``) is rewritten after every page, so an
 interrupted run keeps what it measured.
 
 Exit codes: 0 ok, 1 a failed step or setup failure, 2 over budget (0 with ``--no-fail-budget``).
@@ -496,6 +497,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         assert app_url is not None
         try:
             with lat._browser() as browser:
+                lat.warm_app(browser, app_url, args.out.parent / lat.APP_LOG)
                 bare_target = lat.Target(lat.BARE_NAME, bare_url, *lat.BARE_PROBE)
                 bare = lat._open_probe(browser, bare_target)
                 for _ in range(args.warmup):

@@ -17,9 +17,12 @@ quiet for ``QUIET_MS`` and Streamlit shows no running status; its payload is the
 websocket frames the server sent in that span. Any frontend debounce of the slider is part of
 the latency, identically in both apps.
 
-After the warm-up, steps run in blocks, alternating targets (bare, page, ..., then the reverse
-order) so machine drift hits every target alike. Budgets: page p95 / bare p95 ≤ 1.0 and payload
-p95 ≤ 200 KB (KB = 1024 bytes) per step.
+Before any step, the app is opened once and the run waits for its server's warm-up
+(``ui/warmup.py``, about 13 s of one core after the first page view) to finish: steps measured
+meanwhile would share the machine's cores with it, and only the first pages measured would.
+Then, after the warm-up steps, steps run in blocks, alternating targets (bare, page, ...,
+then the reverse order) so machine drift hits every target alike. Budgets: page p95 / bare
+p95 ≤ 1.0 and payload p95 ≤ 200 KB (KB = 1024 bytes) per step.
 
 Exit codes: 0 ok, 1 any failed step (no redraw within the timeout, exception shown, slider did
 not move) or setup failure, 2 over budget (0 with ``--no-fail-budget``).
@@ -45,6 +48,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from bench._latency_js import INSTALL_JS, SEND_HOOK_JS
 from bench.server import CHROMIUM_FLAGS, ROOT, chromium_path, streamlit_server
+from ui import warmup
 from ui.registry import CONCEPTS, Concept
 
 BARE_APP = ROOT / "bench" / "bare_app.py"
@@ -63,6 +67,9 @@ POLL_MS = 20
 BUDGET_RATIO = 1.0
 BUDGET_PAYLOAD_KB = 200.0
 KB = 1024
+APP_LOG = "latency-app.log"  # the app server's log, beside the results JSON
+WARMUP_DONE = "adlab warm-up: done"  # ui/warmup.py's last line
+WARMUP_TIMEOUT_S = 300.0
 
 
 @dataclass(frozen=True)
@@ -307,6 +314,34 @@ def _browser() -> Iterator[Browser]:
             yield browser
         finally:
             browser.close()
+
+
+def wait_for_warmup(log_path: Path, timeout: float = WARMUP_TIMEOUT_S, poll: float = 0.25) -> bool:
+    """Wait until the server log at ``log_path`` says the warm-up finished; ``False`` if
+    ``timeout`` seconds ran out first."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if log_path.is_file() and WARMUP_DONE in log_path.read_text(errors="replace"):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(poll)
+
+
+def warm_app(browser: Browser, app_url: str, log_path: Path) -> None:
+    """Open the app once, which starts its server's warm-up, and wait for the warm-up to
+    finish (nothing to wait for when ``ADLAB_WARMUP=0``, as the servers inherit it)."""
+    if not warmup.enabled():
+        return
+    start = time.monotonic()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        context.new_page().goto(app_url, timeout=LOAD_TIMEOUT_MS)
+        if not wait_for_warmup(log_path):
+            raise RuntimeError(f"the app's warm-up did not finish within {WARMUP_TIMEOUT_S:.0f} s")
+    finally:
+        context.close()
+    print(f"the app's warm-up finished after {time.monotonic() - start:.1f} s", file=sys.stderr)
 
 
 def _open_probe(browser: Browser, target: Target) -> Probe:
@@ -600,7 +635,7 @@ def _servers(
         app = aa = None
         if want_app:
             app = stack.enter_context(
-                streamlit_server(APP, cwd=ROOT, log_path=log_dir / "latency-app.log")
+                streamlit_server(APP, cwd=ROOT, log_path=log_dir / APP_LOG)
             ).url
         if want_aa:
             aa = stack.enter_context(
@@ -697,6 +732,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"measuring {', '.join(t.name for t in targets)}", file=sys.stderr)
         try:
             with _browser() as browser:
+                if app_url:
+                    warm_app(browser, app_url, args.out.parent / APP_LOG)
                 results = run_interleaved(browser, targets, args.steps, args.warmup, args.block)
         except (RuntimeError, PlaywrightError) as exc:
             print(f"ERROR {exc} (server logs: {args.out.parent}/latency-*.log)", file=sys.stderr)

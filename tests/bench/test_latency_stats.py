@@ -3,6 +3,8 @@ bench.controls' choices (what a press redrew, the worst control per page)."""
 
 from __future__ import annotations
 
+import threading
+import time
 from types import SimpleNamespace
 
 import numpy as np
@@ -10,7 +12,7 @@ import pytest
 
 from bench import controls as controls_mod
 from bench.controls import Control, format_worst, rows, watched_element, worst_per_page
-from bench.latency import Step, percentile, ratio_interval
+from bench.latency import WARMUP_DONE, Step, percentile, ratio_interval, wait_for_warmup
 
 
 @pytest.mark.parametrize("q", [0, 25, 50, 95, 100])
@@ -106,3 +108,22 @@ def test_the_json_round_trips_into_the_markdown_report(tmp_path):
     assert text.count("| p | p_") == 3  # once in the worst table, both in the full one
     assert "✗" in text.split("p_b [1] | number")[1].split("\n")[0]  # over budget, flagged
     assert "✗" not in text.split("p_a [0] | slider")[1].split("\n")[0]
+
+
+def test_waiting_for_the_warm_up_ends_when_the_server_logs_it(tmp_path):
+    log = tmp_path / "server.log"
+    assert not wait_for_warmup(log, timeout=0.2, poll=0.05)  # no log yet
+    log.write_text("Uvicorn server started\nadlab warm-up: reverse_diffusion failed\n")
+    assert not wait_for_warmup(log, timeout=0.2, poll=0.05)  # a failure is not the end
+
+    def finish() -> None:
+        time.sleep(0.3)
+        with log.open("a") as f:
+            f.write(f"{WARMUP_DONE} (reverse_diffusion 5.3 s)\n")
+
+    writer = threading.Thread(target=finish)
+    writer.start()
+    start = time.monotonic()
+    assert wait_for_warmup(log, timeout=30, poll=0.05)
+    writer.join()
+    assert time.monotonic() - start < 10  # it returned once the line was there

@@ -7,6 +7,7 @@ import random
 import re
 import time
 
+from bench.latency import wait_for_warmup
 from bench.server import ROOT, streamlit_server
 from bench.st_protocol import BrowserSession, run_in_own_loop
 from ui import warmup
@@ -42,9 +43,7 @@ def test_the_first_page_view_starts_one_warm_up_that_finishes_every_task(tmp_pat
         assert run_in_own_loop(lambda: _open(server.url, "wallis")) == []
         # the server answers other sessions while it warms up
         assert run_in_own_loop(lambda: _open(server.url, "softmax")) == []
-        deadline = time.monotonic() + 120
-        while not DONE.search(log.read_text()) and time.monotonic() < deadline:
-            time.sleep(0.5)
+        assert wait_for_warmup(log, timeout=120)  # as bench.latency waits before measuring
         text = log.read_text()
         done = DONE.findall(text)
         assert len(done) == 1, text[-2000:]
