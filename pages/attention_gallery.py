@@ -189,7 +189,7 @@ def compare() -> None:
     )
     order = g.ranking(scores)
     cell = lambda x: "–" if x is None else f"{x:.3f}"  # noqa: E731
-    st.dataframe(
+    page.table(
         {
             page.tr("col_method"): [labels[i] for i in order],
             page.tr("col_error"): [f"{errors[i]:.4f}" for i in order],
@@ -199,8 +199,8 @@ def compare() -> None:
             page.tr("col_peak"): [f"{scores[i].peak:,}" for i in order],
             page.tr("col_front"): ["✓" if front[i] else "" for i in order],
         },
+        "ranking",
         hide_index=True,
-        key=page.key("ranking"),
     )
     worst_limit = max(limit.values())
     best = scores[1 + int(np.argmin(errors[1:]))]

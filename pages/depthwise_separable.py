@@ -226,8 +226,9 @@ def mobilenet() -> None:
     )
     if box.open:
         with box:
-            st.dataframe(
+            page.table(
                 cache.layer_table(alpha, side, tuple(page.tr(c) for c in cache.COLUMNS)),
+                "layer_table",
                 height=38 + 35 * len(layers),
             )
 

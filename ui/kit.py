@@ -127,7 +127,7 @@ def chart(fig: go.Figure, key: str, *, kept: bool = False) -> None:
     template instead. Scatter data sent as typed arrays still does it (Wallis' product);
     lists cost bytes for no measured gain (bench/controls_report.md, round 11).
     """
-    _let_the_chart_go_first()
+    let_the_chart_go_first()
     if kept:
         from ui import live  # ui.live builds on this module
 
@@ -164,7 +164,7 @@ def _badge_line(checks: Sequence[Check]) -> str:
     return "&nbsp; ".join(parts)
 
 
-def _let_the_chart_go_first() -> None:
+def let_the_chart_go_first() -> None:
     """Let the last chart sent be at least ``CHART_HEAD_START_SECS`` ahead of what follows.
 
     The browser renders whatever messages it has received in one pass, and typesetting a
@@ -172,12 +172,26 @@ def _let_the_chart_go_first() -> None:
     received in the same pass is drawn with it. Sent together, they delay the chart the
     slider is about (bench/latency, softmax: chart drawn 34 ms p50 / 53 ms p95 after its
     message; with the formula 30 ms later: 22 / 35 ms; Set Transformer with three charts:
-    52 → 27 ms p50). Sleeping releases the GIL: other sessions run meanwhile.
+    52 → 27 ms p50). Sleeping releases the GIL: other sessions run meanwhile. :func:`chart`,
+    :func:`table` and :func:`formula` call it; a page calls it before other elements that
+    would follow a chart at once (its own widgets, a caption).
     """
     sent = st.session_state.get(_LAST_CHART)
     wait = 0.0 if sent is None else sent + CHART_HEAD_START_SECS - time.monotonic()
     if wait > 0:
         time.sleep(wait)
+
+
+def table(data: Any, key: str, **kw: Any) -> None:
+    """A table (``st.dataframe``, keyed ``key``) that lets the chart before it go first, as a
+    formula does (:func:`let_the_chart_go_first`).
+
+    Sent with the chart, the table's grid was drawn in the same pass, before Plotly redrew
+    the chart: the attention gallery's ranking, under its Pareto chart, made every control of
+    that view 1.2–1.4 × the bare app at p50; waiting, 1.0–1.1 (bench/controls_report.md,
+    round 12)."""
+    let_the_chart_go_first()
+    st.dataframe(data, key=key, **kw)
 
 
 def formula(
@@ -193,7 +207,7 @@ def formula(
     ``badges_shown=False``: a live control (``ui.live``) draws these badges with its state,
     following the slider in the browser; they still go to the handout.
     """
-    _let_the_chart_go_first()
+    let_the_chart_go_first()
     body = f"$$\n{latex}\n$$"
     if caption:
         body += f"\n\n*{caption}*"
@@ -672,6 +686,10 @@ class Page:
     def chart(self, fig: go.Figure, name: str, *, kept: bool = False) -> None:
         """:func:`chart` with the key ``<concept>_<name>``."""
         chart(fig, self.key(name), kept=kept)
+
+    def table(self, data: Any, name: str, **kw: Any) -> None:
+        """:func:`table` with the key ``<concept>_<name>``."""
+        table(data, self.key(name), **kw)
 
     def formula(
         self,
