@@ -96,6 +96,7 @@ def forward() -> None:
         ),
         "scrub_chart",
     )
+    kit.let_the_chart_go_first()  # the parts' widgets and text: not in the scrub's first pass
     parts(x0, eps, T, seed)
 
 
