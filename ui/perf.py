@@ -37,6 +37,16 @@ def freeze_import_heap() -> int:
 
     Runs once per process (``functools.cache``); returns the number of frozen objects.
     """
+    return freeze_heap()
+
+
+def freeze_heap() -> int:
+    """Collect, then freeze everything alive now; returns the number of frozen objects.
+
+    Frozen objects are never collected as garbage (a cycle among them stays in memory), so
+    this is for what lives as long as the server: imported libraries, and what the warm-up
+    computed once (``ui/warmup.py`` freezes again after it).
+    """
     gc.collect()
     gc.freeze()
     return gc.get_freeze_count()

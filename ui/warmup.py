@@ -62,8 +62,30 @@ def run() -> dict[str, float]:
             LOG.exception("adlab warm-up: %s failed", name)
             continue
         seconds[name] = time.perf_counter() - start
-    LOG.info("adlab warm-up: done (%s)", ", ".join(f"{k} {v:.1f} s" for k, v in seconds.items()))
+    frozen = freeze_libraries()
+    LOG.info(
+        "adlab warm-up: done (%s); %d objects frozen",
+        ", ".join(f"{k} {v:.1f} s" for k, v in seconds.items()),
+        frozen,
+    )
     return seconds
+
+
+def freeze_libraries() -> int:
+    """Import the libraries pages load on first use, then freeze the heap (``ui.perf``).
+
+    ``app.py`` freezes what it imported, but torch, sympy and pandas come later, with the
+    first page that uses them, and Python's full collections then walked all of them (with
+    the warm-up's results) each time: 95-180 ms holding the GIL, every session stalled
+    (bench/controls_report.md, round 12). Returns the number of frozen objects.
+    """
+    import pandas  # noqa: F401 (Streamlit's, for the first table shown)
+    import sympy  # noqa: F401
+    import torch  # noqa: F401
+
+    from ui.perf import freeze_heap
+
+    return freeze_heap()
 
 
 @st.cache_resource(show_spinner=False)

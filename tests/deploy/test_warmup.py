@@ -3,8 +3,10 @@ and keeps serving meanwhile."""
 
 from __future__ import annotations
 
+import gc
 import random
 import re
+import sys
 import time
 
 from bench.latency import wait_for_warmup
@@ -50,7 +52,20 @@ def test_the_first_page_view_starts_one_warm_up_that_finishes_every_task(tmp_pat
         tasks = [part.split()[0] for part in done[0].split(", ")]
         assert tasks == [name for name, _ in warmup.tasks()]  # none failed
         assert "failed" not in text and "Traceback" not in text
+        assert int(re.search(r"; (\d+) objects frozen", text)[1]) > 100_000
         # a later page view does not start it again
         assert run_in_own_loop(lambda: _open(server.url, "reverse_diffusion")) == []
         time.sleep(1)
         assert len(DONE.findall(log.read_text())) == 1
+
+
+def test_the_warm_up_freezes_the_libraries_pages_load_later():
+    """Python's full collections walk every object not frozen: torch, sympy and pandas,
+    imported by pages after app.py froze its own imports, are frozen with the warm-up."""
+    try:
+        frozen = warmup.freeze_libraries()
+        assert {"torch", "sympy", "pandas"} <= set(sys.modules)
+        assert frozen == gc.get_freeze_count() > 100_000
+        assert len(gc.get_objects()) < 1_000  # what is alive now was frozen
+    finally:
+        gc.unfreeze()  # this test process collects as before
