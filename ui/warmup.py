@@ -76,8 +76,9 @@ def freeze_libraries() -> int:
 
     ``app.py`` freezes what it imported, but torch, sympy and pandas come later, with the
     first page that uses them, and Python's full collections then walked all of them (with
-    the warm-up's results) each time: 95-180 ms holding the GIL, every session stalled
-    (bench/controls_report.md, round 12). Returns the number of frozen objects.
+    the warm-up's results) each time: 119-164 ms holding the GIL, every session stalled;
+    15-18 ms once they are frozen (bench/controls_report.md, round 12). Returns the number
+    of frozen objects.
     """
     import pandas  # noqa: F401 (Streamlit's, for the first table shown)
     import sympy  # noqa: F401
