@@ -187,9 +187,9 @@ def table(data: Any, key: str, **kw: Any) -> None:
     formula does (:func:`let_the_chart_go_first`).
 
     Sent with the chart, the table's grid was drawn in the same pass, before Plotly redrew
-    the chart: the attention gallery's ranking, under its Pareto chart, made every control of
-    that view 1.2–1.4 × the bare app at p50; waiting, 1.0–1.1 (bench/controls_report.md,
-    round 12)."""
+    the chart: the attention gallery's ranking, under its Pareto chart, made six controls of
+    that view 1.18–1.38 × the bare app at p50; waiting, 0.92–1.28 (A/B at 14 steps,
+    bench/controls_report.md, round 12)."""
     let_the_chart_go_first()
     st.dataframe(data, key=key, **kw)
 
