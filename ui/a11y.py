@@ -10,6 +10,9 @@
   the sidebar's backgrounds: Streamlit draws captions in the text colour at opacity 0.6,
   which gives #7f7e7d on the sidebar's #f8f8f7, 3.8:1. We draw them opaque in a grey that
   still reads as secondary.
+
+The shared style also shows a new chart from Plotly's first draw on
+(``ui.streamlit_internals.SHOW_NEW_CHARTS_CSS``).
 """
 
 from __future__ import annotations
@@ -18,12 +21,15 @@ import json
 
 import streamlit as st
 
+from ui.streamlit_internals import SHOW_NEW_CHARTS_CSS
+
 CAPTION_COLOUR = "#55534f"  # 7.0:1 on white, 6.6:1 on the sidebar's #f8f8f7
 
 BASE_CSS = f"""
 <style>
 [data-testid="stCaptionContainer"] {{ opacity: 1; color: {CAPTION_COLOUR}; }}
 [data-testid="stCaptionContainer"] p {{ color: {CAPTION_COLOUR}; }}
+{SHOW_NEW_CHARTS_CSS}
 </style>
 """
 

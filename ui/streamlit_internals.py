@@ -2,7 +2,7 @@
 
 ``tests/app/test_kit_conventions.py`` (``test_the_streamlit_internals_we_rely_on_still_exist``,
 ``test_a_changed_figure_is_a_new_chart``) and ``tests/browser/test_pages_in_chromium.py``
-(``test_a_new_chart_is_not_computed_twice``) fail when an upgrade renames or changes any of
+(``test_a_new_chart_is_computed_once``) fail when an upgrade renames or changes any of
 them, so a Streamlit bump is a deliberate, checked step rather than a silent breakage.
 
 - ``PagesManager.uses_pages_directory``: a process-wide flag that starts ``True`` because
@@ -25,6 +25,12 @@ them, so a Streamlit bump is a deliberate, checked step rather than a silent bre
   chart again (bench/controls_report.md, round 11). A kept chart
   (``kit.chart(..., kept=True)``, ``ui.live.kept_chart``) is a component element instead,
   whose identity is its key: each new figure reaches the same plot.
+- PlotlyChart keeps a new chart ``visibility: hidden`` (an inline style on the plot) until
+  its element has measured its width, which it does only after Plotly's first draw: so a
+  new chart was drawn hidden, then shown with the second pass. Plotly's first draw already
+  fills the container (bench/controls_report.md, round 11), so :data:`SHOW_NEW_CHARTS_CSS`
+  shows it (``tests/browser/test_pages_in_chromium.py``,
+  ``test_a_new_chart_is_drawn_visible``).
 """
 
 from __future__ import annotations
@@ -37,10 +43,17 @@ from streamlit.runtime.runtime_util import MESSAGE_FLUSH_INTERVAL_SECS
 
 __all__ = [
     "MESSAGE_FLUSH_INTERVAL_SECS",
+    "SHOW_NEW_CHARTS_CSS",
     "legacy_pages_mode",
     "leave_legacy_pages_mode",
     "serve_component_files",
 ]
+
+
+# A stylesheet's !important rule wins over PlotlyChart's inline "visibility: hidden".
+SHOW_NEW_CHARTS_CSS = (
+    '[data-testid="stPlotlyChart"] .js-plotly-plot { visibility: visible !important; }'
+)
 
 
 def legacy_pages_mode() -> bool:

@@ -246,11 +246,16 @@ def test_a_seed_a_pattern_brings_back_keeps_its_value(page, server):
     expect(page.locator(ERRORS)).to_have_count(0)
 
 
-# Counts, on each plot element, the times Plotly assigned it computed data (``gd.calcdata``).
+# Counts, on each plot element, the times Plotly assigned it computed data (``gd.calcdata``),
+# and notes whether the element was visible when Plotly first computed it.
 COUNT_COMPUTATIONS_JS = """
 Object.defineProperty(HTMLDivElement.prototype, 'calcdata', {
   configurable: true,
-  set(v) { if (v) this.__computed = (this.__computed || 0) + 1; this.__calcdata = v; },
+  set(v) {
+    if (v && !this.__computed) this.__firstVisibility = getComputedStyle(this).visibility;
+    if (v) this.__computed = (this.__computed || 0) + 1;
+    this.__calcdata = v;
+  },
   get() { return this.__calcdata; },
 });
 """
@@ -278,3 +283,34 @@ def test_a_new_chart_is_computed_once(page: Page, server):
     wait_for_app(page)
     page.wait_for_timeout(500)  # a late second computation would show here
     assert page.evaluate("(sel) => document.querySelector(sel).__computed", plot) == 1
+
+
+def test_a_new_chart_is_drawn_visible(page: Page, server):
+    """Streamlit keeps a new chart hidden until its element has measured its width, which
+    it mostly does after Plotly's first draw (ui.streamlit_internals): the app's style shows
+    that first draw, so a student sees each new chart one pass earlier. Three steps: without
+    the style, most first draws are hidden."""
+    page.add_init_script(COUNT_COMPUTATIONS_JS)
+    page.goto(f"{server.url}/sparse_attention?sparse_attention_view=pattern")
+    wait_for_app(page)
+    plot = ".st-key-sparse_attention_mask_chart .js-plotly-plot"
+    page.wait_for_selector(f"{plot} .main-svg")
+    n = ".st-key-sparse_attention_n"
+    seen = []
+    for key in ("ArrowLeft", "ArrowRight", "ArrowLeft"):
+        page.evaluate("(sel) => { document.querySelector(sel).__old = true; }", plot)
+        page.locator(f"{n} [role=slider], {n} input[type=range]").first.focus()
+        page.keyboard.press(key)
+        page.wait_for_function(
+            "(sel) => { const gd = document.querySelector(sel); return gd && !gd.__old; }",
+            arg=plot,
+        )
+        wait_for_app(page)
+        seen.append(page.evaluate("(sel) => document.querySelector(sel).__firstVisibility", plot))
+    assert seen == ["visible"] * 3
+    # the rule itself, whatever the timing: Streamlit's inline style does not hide a chart
+    hidden = "(sel) => { const gd = document.querySelector(sel); gd.style.visibility = 'hidden';"
+    assert page.evaluate(hidden + " return getComputedStyle(gd).visibility; }", plot) == "visible"
+    box = page.locator(plot).bounding_box()
+    main = page.locator(".st-key-sparse_attention_mask_chart").bounding_box()
+    assert box and main and abs(box["width"] - main["width"]) < 2  # it fills its element
