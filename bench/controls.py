@@ -16,9 +16,10 @@ and for each one:
    area (by text) before and after. The control watches the first chart that changed, or, if no
    chart did, the first element whose text changed (a formula, a table). A control that changes
    nothing on screen is reported and skipped.
-2. records ``--steps`` keypresses exactly as ``bench.latency`` does (keydown → first change of
-   the watched element, page clock), bouncing at the control's ends; after every ``--block``
-   steps, one step of the bare one-slider app, so the bare sample spans the whole run.
+2. records ``--steps`` keypresses exactly as ``bench.latency`` does (keydown → the animation
+   frame after the first change of the watched element, page clock), bouncing at the
+   control's ends; after every ``--block`` steps, one step of the bare one-slider app, so
+   the bare sample spans the whole run.
 
 A control's ratio is its p95 over the bare app's p95 over the whole run, with the 90 %
 bootstrap interval. As in ``bench.latency``, nothing is measured before the app's warm-up

@@ -10,9 +10,10 @@ the project root). One headless Chromium opens each target in its own browser co
 the probe slider (``ui.registry`` ``Concept.probe``) and presses ArrowRight/ArrowLeft, bouncing
 at the ends so the value always changes.
 
-A step's latency is measured on the page clock: the ``keydown`` event's timestamp → the first
-DOM mutation after which the chart's ``.js-plotly-plot`` content differs from its snapshot taken
-just before the keypress (see ``bench/_latency_js.py``). The step ends once the chart has been
+A step's latency is measured on the page clock: the ``keydown`` event's timestamp → the
+animation frame after the first DOM mutation after which the chart's ``.js-plotly-plot``
+content differs from its snapshot taken just before the keypress (see
+``bench/_latency_js.py``): the frame that shows the change. The step ends once the chart has been
 quiet for ``QUIET_MS`` and Streamlit shows no running status; its payload is the sum of the
 websocket frames the server sent in that span. Any frontend debounce of the slider is part of
 the latency, identically in both apps.
@@ -104,11 +105,15 @@ class Step:
 
     Attributes:
         key: ``ArrowRight`` or ``ArrowLeft``.
-        latency_ms: keydown → first chart change (page clock); ``None`` if it never redrew.
+        latency_ms: keydown → the animation frame after the first chart change (page clock):
+            what a student sees; ``None`` if it never redrew. (Until round 12 it was the
+            change itself; a new chart is now shown from Plotly's first draw, one long task
+            whose first change came 30–40 ms before its paint.)
+        change_ms: keydown → the first chart change.
         send_ms: keydown → the frontend's first websocket send (debounce + frontend work).
         received_ms: keydown → the last websocket message handled before the chart changed
             (``received_ms - send_ms`` ≈ server time, ``latency_ms - received_ms`` ≈ render).
-        paint_ms: keydown → the animation frame after that change.
+        paint_ms: keydown → the animation frame after that change (= ``latency_ms``).
         settle_ms: keydown → the last chart mutation of the step.
         payload_bytes: websocket bytes received from the server between keypress and settle.
         frames: number of those websocket frames.
@@ -119,6 +124,7 @@ class Step:
 
     key: str
     latency_ms: float | None = None
+    change_ms: float | None = None
     send_ms: float | None = None
     received_ms: float | None = None
     paint_ms: float | None = None
@@ -135,7 +141,8 @@ class Summary:
     """Percentiles of one target's recorded steps (successful steps only).
 
     ``send_p50_ms`` (keydown → value sent), ``server_p50_ms`` (sent → last message before the
-    redraw) and ``render_p50_ms`` (that message → chart changed) show where the latency goes.
+    redraw) and ``render_p50_ms`` (that message → the frame showing the change) show where
+    the latency goes.
     """
 
     n: int
@@ -260,7 +267,8 @@ class Probe:
 
 
 _STAMPS = (
-    ("latency_ms", "firstChange"),
+    ("latency_ms", "painted"),
+    ("change_ms", "firstChange"),
     ("send_ms", "sent"),
     ("received_ms", "received"),
     ("paint_ms", "painted"),
