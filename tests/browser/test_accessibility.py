@@ -27,9 +27,21 @@ def axe_source() -> str:
 
 def violations(page: Page, axe_source: str) -> list[dict]:
     # audit the page at rest: a colour still fading in (a CSS transition on load, e.g. a
-    # shortcut hint's) read as low contrast in one run of several
+    # shortcut hint's) read as low contrast in one run of several; a transition can start
+    # after a first quiet moment (a late re-render), so wait for half a second of quiet
+    page.evaluate("() => { window.__axeQuietSince = undefined; }")
     page.wait_for_function(
-        "() => document.getAnimations().every((a) => a.playState !== 'running')", timeout=5000
+        """() => {
+            const now = performance.now();
+            if (document.getAnimations().some((a) => a.playState === 'running')) {
+                window.__axeQuietSince = now;
+                return false;
+            }
+            window.__axeQuietSince ??= now;
+            return now - window.__axeQuietSince >= 500;
+        }""",
+        polling=50,
+        timeout=10_000,
     )
     page.add_script_tag(content=axe_source)
     return page.evaluate(
