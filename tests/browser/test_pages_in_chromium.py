@@ -261,28 +261,41 @@ Object.defineProperty(HTMLDivElement.prototype, 'calcdata', {
 """
 
 
+MASK_PLOT = ".st-key-sparse_attention_mask_chart .js-plotly-plot"
+
+
+def open_the_mask(page: Page, server) -> None:
+    """The sparse-attention mask, with every plot's computations counted."""
+    page.add_init_script(COUNT_COMPUTATIONS_JS)
+    page.goto(f"{server.url}/sparse_attention?sparse_attention_view=pattern")
+    wait_for_app(page)
+    page.wait_for_selector(f"{MASK_PLOT} .main-svg")
+
+
+def step_to_a_new_mask(page: Page, key: str, until: str = "true") -> None:
+    """Press ``key`` on the n slider and wait until a new mask plot is there and ``until``
+    (a JavaScript expression of ``gd``) holds, and the run has finished."""
+    page.evaluate("(sel) => { document.querySelector(sel).__old = true; }", MASK_PLOT)
+    n = ".st-key-sparse_attention_n"
+    page.locator(f"{n} [role=slider], {n} input[type=range]").first.focus()
+    page.keyboard.press(key)
+    page.wait_for_function(
+        "(sel) => { const gd = document.querySelector(sel);"
+        f" return gd && !gd.__old && {until}; }}",
+        arg=MASK_PLOT,
+    )
+    wait_for_app(page)
+
+
 def test_a_new_chart_is_computed_once(page: Page, server):
     """Streamlit draws a new chart twice (ui.streamlit_internals); the second pass must only
     lay it out. A validated figure's template object made Plotly compute the sparse-attention
     mask (a heatmap) on both passes, until kit.chart named the template
     (figures.style.ours)."""
-    page.add_init_script(COUNT_COMPUTATIONS_JS)
-    page.goto(f"{server.url}/sparse_attention?sparse_attention_view=pattern")
-    wait_for_app(page)
-    plot = ".st-key-sparse_attention_mask_chart .js-plotly-plot"
-    page.wait_for_selector(f"{plot} .main-svg")
-    page.evaluate("(sel) => { document.querySelector(sel).__old = true; }", plot)
-    n = ".st-key-sparse_attention_n"
-    page.locator(f"{n} [role=slider], {n} input[type=range]").first.focus()
-    page.keyboard.press("ArrowLeft")
-    page.wait_for_function(
-        "(sel) => { const gd = document.querySelector(sel);"
-        " return gd && !gd.__old && getComputedStyle(gd).visibility === 'visible'; }",
-        arg=plot,
-    )
-    wait_for_app(page)
+    open_the_mask(page, server)
+    step_to_a_new_mask(page, "ArrowLeft", "getComputedStyle(gd).visibility === 'visible'")
     page.wait_for_timeout(500)  # a late second computation would show here
-    assert page.evaluate("(sel) => document.querySelector(sel).__computed", plot) == 1
+    assert page.evaluate("(sel) => document.querySelector(sel).__computed", MASK_PLOT) == 1
 
 
 def test_a_new_chart_is_drawn_visible(page: Page, server):
@@ -290,22 +303,11 @@ def test_a_new_chart_is_drawn_visible(page: Page, server):
     it mostly does after Plotly's first draw (ui.streamlit_internals): the app's style shows
     that first draw, so a student sees each new chart one pass earlier. Three steps: without
     the style, most first draws are hidden."""
-    page.add_init_script(COUNT_COMPUTATIONS_JS)
-    page.goto(f"{server.url}/sparse_attention?sparse_attention_view=pattern")
-    wait_for_app(page)
-    plot = ".st-key-sparse_attention_mask_chart .js-plotly-plot"
-    page.wait_for_selector(f"{plot} .main-svg")
-    n = ".st-key-sparse_attention_n"
+    open_the_mask(page, server)
+    plot = MASK_PLOT
     seen = []
     for key in ("ArrowLeft", "ArrowRight", "ArrowLeft"):
-        page.evaluate("(sel) => { document.querySelector(sel).__old = true; }", plot)
-        page.locator(f"{n} [role=slider], {n} input[type=range]").first.focus()
-        page.keyboard.press(key)
-        page.wait_for_function(
-            "(sel) => { const gd = document.querySelector(sel); return gd && !gd.__old; }",
-            arg=plot,
-        )
-        wait_for_app(page)
+        step_to_a_new_mask(page, key)
         seen.append(page.evaluate("(sel) => document.querySelector(sel).__firstVisibility", plot))
     assert seen == ["visible"] * 3
     # the rule itself, whatever the timing: Streamlit's inline style does not hide a chart
