@@ -103,14 +103,17 @@ def fragment(fn: Callable[..., None]) -> Callable[..., None]:
     return st.fragment(live_part)
 
 
-def chart(fig: go.Figure, key: str, *, kept: bool = False) -> None:
+def chart(fig: go.Figure, key: str, *, kept: bool = False, move: bool = False) -> None:
     """A Plotly figure, full width, with the app's offline-friendly toolbar.
 
     ``kept=True``: the chart stays on the page and takes each new figure in place
     (``ui.live.kept_chart``: ``Plotly.react`` on the same plot), where Streamlit's chart is
     built and drawn anew. Used where the benchmark showed a gain (bench/controls_report.md,
     round 9: the Set Transformer's pooling chart, p50 1.22-1.38 → 1.04-1.09 × the bare
-    app's); not a figure with frames (the element draws data and layout only).
+    app's). A figure with frames (a scrub) keeps them. ``move=True`` (with ``kept``): a new
+    figure that differs only in its traces' points, on fixed axes, is drawn by moving them
+    (round 13: the reverse scrub, whose redraw is long; a small chart's redraw is quicker
+    than a move, which waits for the next frame: Wallis' integrals, p50 +12 ms).
 
     A second chart in the same run waits like a formula does, so the browser draws the
     charts one by one, the first (the one the slider is about) first.
@@ -127,11 +130,13 @@ def chart(fig: go.Figure, key: str, *, kept: bool = False) -> None:
     template instead. Scatter data sent as typed arrays still does it (Wallis' product);
     lists cost bytes for no measured gain (bench/controls_report.md, round 11).
     """
+    if move and not kept:
+        raise ValueError(f"{key}: only a kept chart moves to a new figure (kept=True)")
     let_the_chart_go_first()
     if kept:
         from ui import live  # ui.live builds on this module
 
-        live.kept_chart(fig, key)
+        live.kept_chart(fig, key, move=move)
     else:
         fig.layout.datarevision = DATA_REVISION
         sent = style.ours(fig)  # the "none" template by name (see above)
@@ -683,9 +688,9 @@ class Page:
 
     # -- output ----------------------------------------------------------------------------
 
-    def chart(self, fig: go.Figure, name: str, *, kept: bool = False) -> None:
+    def chart(self, fig: go.Figure, name: str, *, kept: bool = False, move: bool = False) -> None:
         """:func:`chart` with the key ``<concept>_<name>``."""
-        chart(fig, self.key(name), kept=kept)
+        chart(fig, self.key(name), kept=kept, move=move)
 
     def table(self, data: Any, name: str, **kw: Any) -> None:
         """:func:`table` with the key ``<concept>_<name>``."""

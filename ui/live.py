@@ -243,6 +243,8 @@ def pack(
     config: Mapping[str, Any] | None = None,
     shared_checks: Sequence[kit.Check] = (),
     share_patches: bool = False,
+    kept: bool = False,
+    move: bool = False,
 ) -> dict[str, Any]:
     """The component's data: the figure once, each state's changing traces and numbers.
 
@@ -259,8 +261,8 @@ def pack(
     if value not in values:
         raise ValueError(f"{value!r} is not one of the states")
     spec = figure.to_plotly_json()
-    if spec.get("frames"):  # the element draws data and layout only (see kept_chart)
-        raise ValueError(f"{chart_key}: a figure with frames cannot be drawn here; use kit.chart")
+    if spec.get("frames") and not kept:  # a slider's states patch data and layout only
+        raise ValueError(f"{chart_key}: a live control cannot draw a figure with frames")
     data = [dict(t) for t in spec["data"]]
     for i, props in states[0].traces.items():
         data[i].update(props)
@@ -279,6 +281,12 @@ def pack(
         "moveTraces": _moves_traces(spec, states),
         "repaintHeatmaps": _repaints_heatmaps(spec, states),
     }
+    if kept:
+        body["kept"] = True
+        if spec.get("frames"):
+            body["frames"] = _jsonable(spec["frames"])
+        if move:
+            body["skeleton"], body["movable"] = _skeleton(body), _movable(spec)
     if shared:
         body["patches"] = shared
     if shared_checks:
@@ -287,12 +295,43 @@ def pack(
     return {**body, "digest": digest, "index": values.index(value)}
 
 
+def _skeleton(body: Mapping[str, Any]) -> str:
+    """A kept chart's figure with its traces' coordinates left out: the same skeleton on the
+    chart drawn and a new figure means the new one differs only in x and y (and frames).
+    Which coordinates are empty stays in (``Plotly.animate`` neither clears a trace's old
+    points nor draws a trace that had none)."""
+    figure = body["figure"]
+    traces = [
+        {k: v for k, v in t.items() if k not in ("x", "y")}
+        | {"empty": [t.get(k) == [] for k in ("x", "y")]}
+        for t in figure["data"]
+    ]
+    frames = [(f.get("name"), f.get("traces")) for f in body.get("frames", ())]
+    text = json.dumps([traces, figure["layout"], body["config"], frames], sort_keys=True)
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def _movable(spec: Mapping[str, Any]) -> bool:
+    """Whether every trace is a scatter or a bar on axes with fixed ranges: a new figure with
+    the same skeleton can then be drawn by moving the traces (``Plotly.animate``, no redraw)."""
+    lay = spec["layout"]
+    for trace in spec["data"]:
+        if trace.get("type", "scatter") not in MOVABLE:
+            return False
+        for letter in ("x", "y"):
+            ref = trace.get(f"{letter}axis", letter)
+            axis = lay.get(f"{letter}axis{ref[1:]}", {})
+            if axis.get("range") is None or axis.get("autorange") not in (None, False):
+                return False
+    return True
+
+
 def _jsonable(x: Any) -> Any:
     """Plotly's JSON (numpy arrays as lists) back as plain Python."""
     return json.loads(plotly.io.json.to_json_plotly(x))
 
 
-def kept_chart(figure: go.Figure, chart_key: str) -> None:
+def kept_chart(figure: go.Figure, chart_key: str, *, move: bool = False) -> None:
     """A chart that stays on the page and takes each new figure in place (``Plotly.react``).
 
     ``st.plotly_chart`` draws a changed figure as a new chart (``ui.streamlit_internals``):
@@ -302,12 +341,16 @@ def kept_chart(figure: go.Figure, chart_key: str) -> None:
     ``st-key-<chart_key>`` as a ``st.plotly_chart`` would; the element's key is
     ``<chart_key>_kept``. Use it through ``kit.chart(..., kept=True)``.
 
-    Not a figure with frames (a scrub with Plotly's own slider): the element draws data and
-    layout only. Round 10 tried sending the frames along (``Plotly.react`` with frames), and
-    the forward and reverse scrubs became slower (bench/controls_report.md, round 10).
+    A figure with frames (a scrub with Plotly's own slider) keeps them: they go with the
+    payload, and Plotly plays them in the browser. With ``move``, where a new figure differs
+    from the one drawn only in its traces' x and y (the same ``skeleton``) on fixed axes
+    (``movable``), the browser moves the traces to it (``Plotly.animate`` with no redraw)
+    and replaces the frames, and a student who scrubbed elsewhere stays at their frame;
+    otherwise it redraws (``Plotly.react``, the frames with it). Round 10 kept the scrubs
+    with ``Plotly.react`` alone, and they became slower; round 13 moves the reverse scrub's
+    traces (bench/controls_report.md).
     """
-    data = pack("", [State(0, "", {})], 0, figure, chart_key=chart_key)
-    data["kept"] = True
+    data = pack("", [State(0, "", {})], 0, figure, chart_key=chart_key, kept=True, move=move)
     manager = serve_component_files(PACKAGE, "live", FOLDER.parent, FOLDER.name)
     if manager is not None:  # a server run (AppTest included): mount the component
         _component(manager)(key=f"{chart_key}_kept", data=data)

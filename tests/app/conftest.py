@@ -42,7 +42,11 @@ def chart_specs(at: AppTest) -> dict[str, dict]:
     """Each chart on the page by its key, as the browser gets its figure (data, layout and
     any frames): a ``st.plotly_chart``'s spec, or a kept chart's (``ui.live.kept_chart``)."""
     out = {e.proto.id.rsplit("-", 1)[-1]: json.loads(e.proto.spec) for e in at.get("plotly_chart")}
-    out |= {d["chartKey"]: d["figure"] for d in _live_payloads(at) if d.get("kept")}
+    out |= {
+        d["chartKey"]: d["figure"] | ({"frames": d["frames"]} if "frames" in d else {})
+        for d in _live_payloads(at)
+        if d.get("kept")
+    }
     return out
 
 

@@ -281,16 +281,34 @@ def test_a_kept_chart_is_one_element_that_takes_each_new_figure():
     assert "bar_kept" not in at.query_params
 
 
-def test_a_figure_with_frames_cannot_be_kept():
-    """A kept chart draws data and layout only: a scrub's frames would be lost, so
-    ui.live.kept_chart refuses the figure instead of drawing a scrub that does not move."""
+def test_a_kept_chart_sends_its_frames_and_a_live_control_refuses_them():
+    """A kept scrub keeps its frames (Plotly's slider plays them in the browser), sent with
+    the figure; a live control patches data and layout only, so it refuses a figure with
+    frames instead of drawing a scrub that does not move."""
     import plotly.graph_objects as go
 
     from ui import live
 
-    frames = [go.Frame(name=str(i), data=[go.Scatter(x=[i], y=[i])]) for i in range(3)]
+    frames = [go.Frame(name=str(i), data=[go.Scatter(x=[i], y=[i])], traces=[0]) for i in range(3)]
+    fig = go.Figure(go.Scatter(x=[0], y=[0]), frames=frames)
+    data = live.pack("", [live.State(0, "", {})], 0, fig, chart_key="scrub", kept=True)
+    assert [f["name"] for f in data["frames"]] == ["0", "1", "2"]
+    assert data["frames"][2] == {
+        "name": "2",
+        "data": [{"type": "scatter", "x": [2], "y": [2]}],
+        "traces": [0],
+    }
     with pytest.raises(ValueError, match="frames"):
-        live.kept_chart(go.Figure(go.Scatter(x=[0], y=[0]), frames=frames), "scrub")
+        live.pack("", [live.State(0, "", {})], 0, fig, chart_key="scrub")
+
+
+def test_only_a_kept_chart_moves_to_a_new_figure():
+    import plotly.graph_objects as go
+
+    from ui import kit
+
+    with pytest.raises(ValueError, match="kept"):
+        kit.chart(go.Figure(go.Scatter(x=[0], y=[0])), "c", move=True)
 
 
 def chart_then_table() -> None:

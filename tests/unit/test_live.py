@@ -235,6 +235,54 @@ def test_traces_move_only_when_nothing_the_states_change_could_move_an_axis():
     assert not _moves(fixed, [{0: {"y": [0.2, 0.8]}, 2: {"z": [[1.0, 0.0]]}}] * 2)
 
 
+def _kept(fig, move=True):
+    return live.pack("", [live.State(0, "", {})], 0, fig, chart_key="c", kept=True, move=move)
+
+
+def _scatter(x, y, **layout):
+    fig = go.Figure(go.Scatter(x=x, y=y, mode="markers", marker={"size": 5}))
+    fig.update_layout({"xaxis": {"range": [-3, 3]}, "yaxis": {"range": [-3, 3]}} | layout)
+    return fig
+
+
+def test_a_kept_chart_moves_to_a_new_figure_only_if_nothing_but_its_coordinates_changed():
+    a = _kept(_scatter([0.0, 1.0], [1.0, 2.0]))
+    b = _kept(_scatter([0.5, -1.0, 2.0], [0.0, 0.0, 1.0]))
+    assert a["movable"] and b["movable"]
+    assert a["skeleton"] == b["skeleton"] and a["digest"] != b["digest"]
+    # anything else that changes is drawn anew: the layout, a marker, the trace's kind
+    assert _kept(_scatter([0.0], [1.0], title="t"))["skeleton"] != a["skeleton"]
+    other = _scatter([0.0], [1.0])
+    other.update_traces(marker={"size": 6})
+    assert _kept(other)["skeleton"] != a["skeleton"]
+    assert _kept(go.Figure(go.Bar(x=[0.0], y=[1.0])))["skeleton"] != a["skeleton"]
+    assert _kept(_scatter([], []))["skeleton"] != a["skeleton"]  # a trace with no points
+    # an axis that autoranges could move with the data: such a chart is never moved
+    assert not _kept(go.Figure(go.Scatter(x=[0.0], y=[1.0])))["movable"]
+    assert not _kept(_scatter([0.0], [1.0], yaxis={"range": [0, 1], "autorange": True}))["movable"]
+    heat = _scatter([0.0], [1.0])
+    heat.add_heatmap(z=[[0.0, 1.0]])
+    assert not _kept(heat)["movable"]
+    # a kept chart not asked to move, and a live control (its states move by moveTraces),
+    # have neither
+    assert not {"skeleton", "movable"} & set(_kept(_scatter([0.0], [1.0]), move=False))
+    assert "skeleton" not in live.pack("T", _states(), 1.0, _figure(), chart_key="c")
+
+
+def test_a_kept_scrubs_frames_are_in_its_payload_and_their_names_in_its_skeleton():
+    def scrub(names, x):
+        fig = _scatter([x], [0.0])
+        fig.frames = [
+            go.Frame(name=n, data=[go.Scatter(x=[x + i])], traces=[0]) for i, n in enumerate(names)
+        ]
+        return _kept(fig)
+
+    a, b = scrub(["10", "0"], 0.0), scrub(["10", "0"], 1.0)
+    assert a["skeleton"] == b["skeleton"] and a["digest"] != b["digest"]
+    assert [f["data"][0]["x"] for f in b["frames"]] == [[1.0], [2.0]]
+    assert scrub(["20", "0"], 0.0)["skeleton"] != a["skeleton"]  # other frames: redrawn
+
+
 def test_the_softmax_temperature_control_moves_its_traces():
     packed = live.pack("T", _states(), 1.0, _figure(), chart_key="c")
     assert packed["moveTraces"]  # its T axis is fixed to the grid (figures/softmax.py)

@@ -161,21 +161,37 @@ class Live {
     } else if (this.drawn) {
       this.redraw();
       this.drawnBy = 'react';
+    } else if (this.reactNext && this.data.movable && this.data.skeleton === this.skeleton) {
+      // a new figure that differs from the one drawn only in its traces' x and y (and its
+      // frames), on fixed axes (ui/live.py checks): move the traces, draw nothing else
+      this.moveNew();
+      this.reactNext = false;
+      this.drawn = true;
+      this.drawnBy = 'move-new';
     } else if (this.reactNext) {
       // a new payload on a chart already drawn: Plotly.react on the same plot, which keeps
       // the plot's elements and draws only what changed; a new datarevision tells it that
       // the data changed (the figure may carry a fixed one)
       const layout = { ...this.layout, datarevision: this.digest };
-      this.Plotly.react(this.plot, this.traces(state), layout, this.config());
+      const figure = { data: this.traces(state), layout, config: this.config() };
+      if (this.data.frames) figure.frames = this.data.frames;
+      const draw = () => this.Plotly.react(this.plot, figure);
+      if (this.moving) {
+        this.moving.then(draw, draw); // after a move still queued for the next frame
+      } else {
+        draw();
+      }
       this.reactNext = false;
       this.drawn = true;
       this.drawnBy = 'react-new';
     } else {
-      const traces = this.traces(state);
-      this.Plotly.newPlot(this.plot, traces, this.layout, this.config());
+      const figure = { data: this.traces(state), layout: this.layout, config: this.config() };
+      if (this.data.frames) figure.frames = this.data.frames;
+      this.Plotly.newPlot(this.plot, figure);
       this.drawn = true;
       this.drawnBy = 'new';
     }
+    this.skeleton = this.data.skeleton;
     this.shownEmpty = empty;
     this.numbers.innerHTML = state.html; // built and escaped on the server
     if (this.data.sharedHtml) {
@@ -204,6 +220,35 @@ class Live {
     }
     const indices = patches.map((_, i) => i);
     const moving = this.Plotly.animate(this.plot, { data: patches, traces: indices }, MOVE);
+    this.moving = moving;
+    const done = () => {
+      if (this.moving === moving) this.moving = null;
+    };
+    moving.then(done, done);
+  }
+
+  // A kept chart's new figure with the skeleton of the one drawn: its frames replace the
+  // old ones (same names), and every trace moves to its new x and y. Where the student has
+  // scrubbed Plotly's slider away from the figure's frame, the chart stays at their frame:
+  // that frame's traces move to its new data.
+  moveNew() {
+    const gd = this.plot;
+    const patches = this.base.map((t) => ({ x: t.x, y: t.y }));
+    const frames = this.data.frames;
+    if (frames) {
+      this.Plotly.addFrames(gd, frames); // a frame with a name already there is replaced
+      const slider = gd._fullLayout?.sliders?.[0];
+      const sent = this.layout.sliders?.[0]?.active;
+      if (slider && slider.active !== sent) {
+        const name = slider.steps?.[slider.active]?.args?.[0]?.[0];
+        const frame = frames.find((f) => f.name === name);
+        (frame?.traces ?? []).forEach((i, k) => {
+          patches[i] = { x: frame.data[k].x, y: frame.data[k].y };
+        });
+      }
+    }
+    const indices = patches.map((_, i) => i);
+    const moving = this.Plotly.animate(gd, { data: patches, traces: indices }, MOVE);
     this.moving = moving;
     const done = () => {
       if (this.moving === moving) this.moving = null;
