@@ -92,7 +92,9 @@ def loss_chart(losses: np.ndarray) -> figs.go.Figure:
 @page.view("sampling")
 def sampling() -> None:
     spec = settings()
-    sampling_view(spec, learned(spec))
+    with st.container():  # the training offer's place: the kept chart below keeps its element
+        trained = learned(spec)
+    sampling_view(spec, trained)
 
 
 @kit.fragment
@@ -144,6 +146,8 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
             prefix="t = ",
         ),
         "scrub_chart",
+        kept=True,
+        move=True,
     )
     source = next(iter(runs))
     model = cr.eps_model(spec, source, trained)

@@ -59,3 +59,87 @@ def test_a_step_redraws_the_kept_chart_in_place_with_the_new_figure(page: Page, 
     query = parse_qs(urlparse(page.url).query)
     assert query["set_transformer_shuffle"] == ["2"] and f"{KEY}_kept" not in query
     screenshot(page, "kept_chart_pooling")
+
+
+SCRUB = ".st-key-reverse_diffusion_scrub_chart .js-plotly-plot"
+# The kept scrub: how it was drawn, Plotly's slider position and the frame it names, the
+# frames Plotly holds (name → the particles' x), and what the plot draws of the trajectories
+# (trace 1) and the exact panel's particles (trace 2); the payload's frames and base traces.
+SCRUB_JS = """(sel) => {
+  const gd = document.querySelector(sel);
+  const live = gd.closest('.adlab-live').live;
+  const slider = gd._fullLayout.sliders[0];
+  const held = Object.fromEntries(gd._transitionData._frames.map((f) => [f.name, f.data[0].x]));
+  return {
+    marked: gd.__marked === true, by: live.drawnBy, digest: live.digest,
+    active: slider.active, frame: slider.steps[slider.active].args[0][0],
+    names: slider.steps.map((s) => s.args[0][0]), held,
+    paths: gd.calcdata[1].map((p) => p.x), particles: gd.calcdata[2].map((p) => p.x),
+    sent: Object.fromEntries(live.data.frames.map((f) => [f.name, f.data[0].x])),
+    sentPaths: live.data.figure.data[1].x, sentActive: live.layout.sliders[0].active,
+  };
+}"""
+
+
+def _scrub(page: Page) -> dict:
+    return page.evaluate(SCRUB_JS, SCRUB)
+
+
+def _step(page: Page, control: str, key: str, before: dict) -> dict:
+    page.locator(f".st-key-reverse_diffusion_{control} input").first.focus()
+    page.keyboard.press(key)
+    page.wait_for_function(
+        "([sel, digest]) => document.querySelector(sel)"
+        ".closest('.adlab-live').live.digest !== digest",
+        arg=[SCRUB, before["digest"]],
+    )
+    wait_for_app(page)
+    page.wait_for_timeout(300)  # a moved trace is drawn in the next animation frame
+    return _scrub(page)
+
+
+def _same(drawn: list, sent: list) -> bool:
+    return [None if x is None else round(x, 6) for x in drawn] == [
+        None if x is None else round(x, 6) for x in sent
+    ]
+
+
+def test_a_kept_scrub_moves_to_new_data_in_place_and_keeps_the_students_frame(page: Page, server):
+    """η changes only the particles' coordinates: the chart on the page keeps its plot and
+    its slider, takes the new frames, and moves its traces (no redraw); the frame the student
+    scrubbed to stays, showing its new particles. A new step count names other frames: the
+    chart is redrawn with the new slider."""
+    page.goto(f"{server.url}/reverse_diffusion")
+    wait_for_app(page)
+    page.wait_for_selector(f"{SCRUB} .main-svg")
+    first = _scrub(page)
+    assert (
+        first["by"] == "new" and first["active"] == first["sentActive"] == len(first["names"]) - 1
+    )
+    # the student scrubs: a click near the left end of Plotly's slider rail
+    touch = page.locator(f"{SCRUB} .slider-rail-touch-rect").first
+    touch.scroll_into_view_if_needed()
+    rail = touch.bounding_box()
+    assert rail is not None
+    page.mouse.click(rail["x"] + 0.1 * rail["width"], rail["y"] + rail["height"] / 2)
+    page.wait_for_function(
+        "(sel) => document.querySelector(sel)._fullLayout.sliders[0].active < 5", arg=SCRUB
+    )
+    page.wait_for_timeout(300)
+    scrubbed = _scrub(page)
+    assert _same(scrubbed["particles"], scrubbed["sent"][scrubbed["frame"]])
+    page.evaluate("(sel) => { document.querySelector(sel).__marked = true; }", SCRUB)
+
+    after = _step(page, "eta", "ArrowRight", scrubbed)
+    assert after["marked"] and after["by"] == "move-new"  # the same plot, nothing redrawn
+    assert after["names"] == scrubbed["names"] and after["active"] == scrubbed["active"]
+    assert after["held"] == after["sent"] != scrubbed["sent"]  # the new frames replaced the old
+    assert _same(after["particles"], after["sent"][after["frame"]])  # the student's frame, new
+    assert _same(after["paths"], after["sentPaths"]) and after["paths"] != scrubbed["paths"]
+    screenshot(page, "kept_scrub_moved")
+
+    fewer = _step(page, "steps", "ArrowLeft", after)  # 100 → 50 steps: other frame names
+    assert fewer["marked"] and fewer["by"] == "react-new"
+    assert fewer["names"] != after["names"] and set(fewer["held"]) == set(fewer["names"])
+    assert fewer["active"] == fewer["sentActive"]  # the server's frame: x_0
+    assert _same(fewer["particles"], fewer["sent"][fewer["frame"]])
