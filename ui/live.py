@@ -210,11 +210,16 @@ def _moves_traces(spec: Mapping[str, Any], states: Sequence[State]) -> bool:
         if trace.get("type", "scatter") not in MOVABLE:
             return False
         for letter in {k for s in states for k in s.traces.get(i, {})} & {"x", "y"}:
-            ref = trace.get(f"{letter}axis", letter)  # "x", "x2", …
-            axis = lay.get(f"{letter}axis{ref[1:]}", {})
-            if axis.get("range") is None or axis.get("autorange") not in (None, False):
+            if not _fixed_axis(lay, trace, letter):
                 return False
     return True
+
+
+def _fixed_axis(lay: Mapping[str, Any], trace: Mapping[str, Any], letter: str) -> bool:
+    """Whether the trace's ``letter`` axis ("x" or "y") has a range that data cannot move."""
+    ref = trace.get(f"{letter}axis", letter)  # "x", "x2", …
+    axis = lay.get(f"{letter}axis{ref[1:]}", {})
+    return axis.get("range") is not None and axis.get("autorange") in (None, False)
 
 
 def _repaints_heatmaps(spec: Mapping[str, Any], states: Sequence[State]) -> bool:
@@ -315,15 +320,11 @@ def _movable(spec: Mapping[str, Any]) -> bool:
     """Whether every trace is a scatter or a bar on axes with fixed ranges: a new figure with
     the same skeleton can then be drawn by moving the traces (``Plotly.animate``, no redraw)."""
     lay = spec["layout"]
-    for trace in spec["data"]:
-        if trace.get("type", "scatter") not in MOVABLE:
-            return False
-        for letter in ("x", "y"):
-            ref = trace.get(f"{letter}axis", letter)
-            axis = lay.get(f"{letter}axis{ref[1:]}", {})
-            if axis.get("range") is None or axis.get("autorange") not in (None, False):
-                return False
-    return True
+    return all(
+        trace.get("type", "scatter") in MOVABLE
+        and all(_fixed_axis(lay, trace, letter) for letter in ("x", "y"))
+        for trace in spec["data"]
+    )
 
 
 def _jsonable(x: Any) -> Any:

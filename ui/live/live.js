@@ -218,6 +218,12 @@ class Live {
     for (const [i, patch] of state.traces) {
       patches[i] = this.patch(patch);
     }
+    this.animate(patches);
+  }
+
+  // every trace to its patch (an empty one: unchanged), in the next animation frame; a
+  // redraw waits for it (this.moving)
+  animate(patches) {
     const indices = patches.map((_, i) => i);
     const moving = this.Plotly.animate(this.plot, { data: patches, traces: indices }, MOVE);
     this.moving = moving;
@@ -247,13 +253,7 @@ class Live {
         });
       }
     }
-    const indices = patches.map((_, i) => i);
-    const moving = this.Plotly.animate(gd, { data: patches, traces: indices }, MOVE);
-    this.moving = moving;
-    const done = () => {
-      if (this.moving === moving) this.moving = null;
-    };
-    moving.then(done, done);
+    this.animate(patches);
   }
 
   // Plotly.react of the state shown; after a move still queued for the next frame, not
