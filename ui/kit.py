@@ -111,9 +111,10 @@ def chart(fig: go.Figure, key: str, *, kept: bool = False, move: bool = False) -
     built and drawn anew. Used where the benchmark showed a gain (bench/controls_report.md,
     round 9: the Set Transformer's pooling chart, p50 1.22-1.38 → 1.04-1.09 × the bare
     app's). A figure with frames (a scrub) keeps them. ``move=True`` (with ``kept``): a new
-    figure that differs only in its traces' points, on fixed axes, is drawn by moving them
-    (round 13: the reverse scrub, whose redraw is long; a small chart's redraw is quicker
-    than a move, which waits for the next frame: Wallis' integrals, p50 +12 ms).
+    figure that differs only in its traces' points (and its frames and frame slider's steps),
+    on fixed axes, is drawn by moving them (round 13: the reverse scrub, whose redraw is
+    long; a small chart's redraw is quicker than a move, which waits for the next frame:
+    Wallis' integrals, p50 +12 ms).
 
     A second chart in the same run waits like a formula does, so the browser draws the
     charts one by one, the first (the one the slider is about) first.

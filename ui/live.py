@@ -301,30 +301,38 @@ def pack(
 
 
 def _skeleton(body: Mapping[str, Any]) -> str:
-    """A kept chart's figure with its traces' coordinates left out: the same skeleton on the
-    chart drawn and a new figure means the new one differs only in x and y (and frames).
-    Which coordinates are empty stays in (``Plotly.animate`` neither clears a trace's old
-    points nor draws a trace that had none)."""
+    """A kept chart's figure with its traces' coordinates, its frames and its sliders' steps
+    left out: the same skeleton on the chart drawn and a new figure means the new one
+    differs only in x and y, in its frames (their names and number too) and in the frame
+    slider's steps, which the browser replaces in place. Which coordinates are empty stays
+    in (``Plotly.animate`` neither clears a trace's old points nor draws a trace that had
+    none), and so do the traces a frame patches."""
     figure = body["figure"]
     traces = [
         {k: v for k, v in t.items() if k not in ("x", "y")}
         | {"empty": [t.get(k) == [] for k in ("x", "y")]}
         for t in figure["data"]
     ]
-    frames = [(f.get("name"), f.get("traces")) for f in body.get("frames", ())]
-    text = json.dumps([traces, figure["layout"], body["config"], frames], sort_keys=True)
+    layout = dict(figure["layout"])
+    if "sliders" in layout:
+        layout["sliders"] = [
+            {k: v for k, v in s.items() if k not in ("steps", "active")} for s in layout["sliders"]
+        ]
+    frames = sorted({tuple(f.get("traces") or ()) for f in body.get("frames", ())})
+    text = json.dumps([traces, layout, body["config"], frames], sort_keys=True)
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
 def _movable(spec: Mapping[str, Any]) -> bool:
-    """Whether every trace is a scatter or a bar on axes with fixed ranges: a new figure with
-    the same skeleton can then be drawn by moving the traces (``Plotly.animate``, no redraw)."""
+    """Whether every trace is a scatter or a bar on axes with fixed ranges, and no frame
+    changes the layout: a new figure with the same skeleton can then be drawn by moving the
+    traces (``Plotly.animate``, no redraw)."""
     lay = spec["layout"]
     return all(
         trace.get("type", "scatter") in MOVABLE
         and all(_fixed_axis(lay, trace, letter) for letter in ("x", "y"))
         for trace in spec["data"]
-    )
+    ) and not any("layout" in f for f in spec.get("frames", ()))
 
 
 def _jsonable(x: Any) -> Any:
@@ -344,12 +352,13 @@ def kept_chart(figure: go.Figure, chart_key: str, *, move: bool = False) -> None
 
     A figure with frames (a scrub with Plotly's own slider) keeps them: they go with the
     payload, and Plotly plays them in the browser. With ``move``, where a new figure differs
-    from the one drawn only in its traces' x and y (the same ``skeleton``) on fixed axes
-    (``movable``), the browser moves the traces to it (``Plotly.animate`` with no redraw)
-    and replaces the frames, and a student who scrubbed elsewhere stays at their frame;
+    from the one drawn only in its traces' x and y, its frames and its frame slider's steps
+    (the same ``skeleton``) on fixed axes (``movable``), the browser moves the traces to it
+    (``Plotly.animate`` with no redraw), replaces the frames and the slider's steps, and a
+    student who scrubbed elsewhere stays at their frame if the new frames have it;
     otherwise it redraws (``Plotly.react``, the frames with it). Round 10 kept the scrubs
     with ``Plotly.react`` alone, and they became slower; round 13 moves the reverse scrub's
-    traces (bench/controls_report.md).
+    traces, round 14 also across a new step count (bench/controls_report.md).
     """
     data = pack("", [State(0, "", {})], 0, figure, chart_key=chart_key, kept=True, move=move)
     manager = serve_component_files(PACKAGE, "live", FOLDER.parent, FOLDER.name)

@@ -69,11 +69,12 @@ SCRUB_JS = """(sel) => {
   const gd = document.querySelector(sel);
   const live = gd.closest('.adlab-live').live;
   const slider = gd._fullLayout.sliders[0];
-  const held = Object.fromEntries(gd._transitionData._frames.map((f) => [f.name, f.data[0].x]));
+  const frames = gd._transitionData._frames;
+  const held = Object.fromEntries(frames.map((f) => [f.name, f.data[0].x]));
   return {
     marked: gd.__marked === true, by: live.drawnBy, digest: live.digest,
     active: slider.active, frame: slider.steps[slider.active].args[0][0],
-    names: slider.steps.map((s) => s.args[0][0]), held,
+    names: slider.steps.map((s) => s.args[0][0]), held, heldNames: frames.map((f) => f.name),
     paths: gd.calcdata[1].map((p) => p.x), particles: gd.calcdata[2].map((p) => p.x),
     sent: Object.fromEntries(live.data.frames.map((f) => [f.name, f.data[0].x])),
     sentPaths: live.data.figure.data[1].x, sentActive: live.layout.sliders[0].active,
@@ -108,7 +109,8 @@ def test_a_kept_scrub_moves_to_new_data_in_place_and_keeps_the_students_frame(pa
     """η changes only the particles' coordinates: the chart on the page keeps its plot and
     its slider, takes the new frames, and moves its traces (no redraw); the frame the student
     scrubbed to stays, showing its new particles. A new step count names other frames: the
-    chart is redrawn with the new slider."""
+    chart still keeps its plot, takes the new frames and slider steps, and stays at the
+    student's t where the new frames have it (else goes to the server's frame, x_0)."""
     page.goto(f"{server.url}/reverse_diffusion")
     wait_for_app(page)
     page.wait_for_selector(f"{SCRUB} .main-svg")
@@ -138,8 +140,21 @@ def test_a_kept_scrub_moves_to_new_data_in_place_and_keeps_the_students_frame(pa
     assert _same(after["paths"], after["sentPaths"]) and after["paths"] != scrubbed["paths"]
     screenshot(page, "kept_scrub_moved")
 
-    fewer = _step(page, "steps", "ArrowLeft", after)  # 100 → 50 steps: other frame names
-    assert fewer["marked"] and fewer["by"] == "react-new"
-    assert fewer["names"] != after["names"] and set(fewer["held"]) == set(fewer["names"])
-    assert fewer["active"] == fewer["sentActive"]  # the server's frame: x_0
+    # 100 → 50 steps: other frames, in which the student's t (920 or 840) is again a frame
+    assert after["frame"] in ("920", "840")
+    fewer = _step(page, "steps", "ArrowLeft", after)
+    assert fewer["marked"] and fewer["by"] == "move-new"
+    assert fewer["names"] != after["names"] and fewer["heldNames"] == fewer["names"]
+    assert fewer["held"] == fewer["sent"]  # every old frame gone, the new ones in order
+    assert fewer["frame"] == after["frame"] and fewer["active"] != fewer["sentActive"]
     assert _same(fewer["particles"], fewer["sent"][fewer["frame"]])
+    assert _same(fewer["paths"], fewer["sentPaths"]) and fewer["paths"] != after["paths"]
+    # 50 → 20 steps: t runs 1000, 950, 900, …; the student's t is not a frame: x_0
+    twenty = _step(page, "steps", "ArrowLeft", fewer)
+    assert twenty["marked"] and twenty["by"] == "move-new"
+    assert twenty["names"][1] == "950" and after["frame"] not in twenty["names"]
+    assert twenty["frame"] == twenty["names"][-1] == "0"
+    assert twenty["active"] == twenty["sentActive"] == len(twenty["names"]) - 1
+    assert twenty["heldNames"] == twenty["names"]
+    assert _same(twenty["particles"], twenty["sent"][twenty["frame"]])
+    screenshot(page, "kept_scrub_fewer_steps")

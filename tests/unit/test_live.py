@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from figures import softmax as figs
+from figures import style
 from ui import kit, live
 
 OPTIONS = (0.05, 0.5, 1.0, 20.0)
@@ -269,18 +270,35 @@ def test_a_kept_chart_moves_to_a_new_figure_only_if_nothing_but_its_coordinates_
     assert "skeleton" not in live.pack("T", _states(), 1.0, _figure(), chart_key="c")
 
 
-def test_a_kept_scrubs_frames_are_in_its_payload_and_their_names_in_its_skeleton():
-    def scrub(names, x):
+def test_a_kept_scrubs_frames_are_in_its_payload_and_only_what_they_patch_in_its_skeleton():
+    def scrub(names, x, traces=(0,), prefix="t = ", frame_layout=None):
         fig = _scatter([x], [0.0])
         fig.frames = [
-            go.Frame(name=n, data=[go.Scatter(x=[x + i])], traces=[0]) for i, n in enumerate(names)
+            go.Frame(name=n, data=[go.Scatter(x=[x + i])], traces=list(traces), layout=frame_layout)
+            for i, n in enumerate(names)
         ]
+        lay = fig.layout.to_plotly_json()
+        style.scrub_controls(lay, names, len(names) - 1, play=("▶", "❚❚"), prefix=prefix)
+        fig.update_layout(sliders=lay["sliders"], updatemenus=lay["updatemenus"])
         return _kept(fig)
 
     a, b = scrub(["10", "0"], 0.0), scrub(["10", "0"], 1.0)
     assert a["skeleton"] == b["skeleton"] and a["digest"] != b["digest"]
     assert [f["data"][0]["x"] for f in b["frames"]] == [[1.0], [2.0]]
-    assert scrub(["20", "0"], 0.0)["skeleton"] != a["skeleton"]  # other frames: redrawn
+    # other frames, more of them, and the slider's steps to them: replaced in place (moved)
+    c = scrub(["20", "10", "0"], 0.0)
+    assert c["skeleton"] == a["skeleton"] and c["movable"]
+    assert [s["args"][0][0] for s in c["figure"]["layout"]["sliders"][0]["steps"]] == [
+        "20",
+        "10",
+        "0",
+    ]
+    # anything else of the slider, or frames that patch another trace: drawn anew
+    assert scrub(["10", "0"], 0.0, prefix="s = ")["skeleton"] != a["skeleton"]
+    two = scrub(["10", "0"], 0.0, traces=(1,))
+    assert two["skeleton"] != a["skeleton"]
+    # a frame that changes the layout is not moved (the move draws traces only)
+    assert not scrub(["10", "0"], 0.0, frame_layout={"title": {"text": "t"}})["movable"]
 
 
 def test_the_softmax_temperature_control_moves_its_traces():

@@ -192,6 +192,7 @@ class Live {
       this.drawnBy = 'new';
     }
     this.skeleton = this.data.skeleton;
+    this.sentActive = this.layout.sliders?.[0]?.active; // the frame slider's, as sent
     this.shownEmpty = empty;
     this.numbers.innerHTML = state.html; // built and escaped on the server
     if (this.data.sharedHtml) {
@@ -234,23 +235,41 @@ class Live {
   }
 
   // A kept chart's new figure with the skeleton of the one drawn: its frames replace the
-  // old ones (same names), and every trace moves to its new x and y. Where the student has
-  // scrubbed Plotly's slider away from the figure's frame, the chart stays at their frame:
-  // that frame's traces move to its new data.
+  // old ones (all of them where the names changed), the frame slider takes the new steps,
+  // and every trace moves to its new x and y. Where the student has scrubbed Plotly's
+  // slider away from the figure's frame, the chart stays at their frame (by name) if the
+  // new figure has it: that frame's traces move to its new data.
   moveNew() {
     const gd = this.plot;
     const patches = this.base.map((t) => ({ x: t.x, y: t.y }));
     const frames = this.data.frames;
     if (frames) {
-      this.Plotly.addFrames(gd, frames); // a frame with a name already there is replaced
       const slider = gd._fullLayout?.sliders?.[0];
-      const sent = this.layout.sliders?.[0]?.active;
-      if (slider && slider.active !== sent) {
-        const name = slider.steps?.[slider.active]?.args?.[0]?.[0];
-        const frame = frames.find((f) => f.name === name);
-        (frame?.traces ?? []).forEach((i, k) => {
+      const scrubbed =
+        slider && slider.active !== this.sentActive
+          ? slider.steps?.[slider.active]?.args?.[0]?.[0]
+          : undefined;
+      const held = gd._transitionData?._frames ?? [];
+      const same = held.length === frames.length && held.every((f, k) => f.name === frames[k].name);
+      if (!same) {
+        // one at a time from the end: Plotly.deleteFrames sorts a list of indices as text
+        for (let k = held.length - 1; k >= 0; k--) this.Plotly.deleteFrames(gd, [k]);
+      }
+      this.Plotly.addFrames(gd, frames); // a frame with a name already there is replaced
+      const sent = this.layout.sliders?.[0];
+      let active = sent?.active;
+      const frame = frames.find((f) => f.name === scrubbed);
+      const at = sent?.steps?.findIndex((s) => s.args?.[0]?.[0] === scrubbed) ?? -1;
+      if (frame && at >= 0) {
+        active = at;
+        (frame.traces ?? []).forEach((i, k) => {
           patches[i] = { x: frame.data[k].x, y: frame.data[k].y };
         });
+      }
+      const steps = JSON.stringify(sent?.steps) !== JSON.stringify(gd.layout.sliders?.[0]?.steps);
+      if (sent && (steps || active !== slider?.active)) {
+        // the slider component alone is drawn again, not the plot
+        this.Plotly.relayout(gd, { 'sliders[0].steps': sent.steps, 'sliders[0].active': active });
       }
     }
     this.animate(patches);
