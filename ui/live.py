@@ -201,14 +201,16 @@ def state_traces(data: Mapping[str, Any], n: int) -> dict[int, dict[str, Any]]:
 
 def _moves_traces(spec: Mapping[str, Any], states: Sequence[State]) -> bool:
     """Whether a state can be drawn by moving its traces alone (``Plotly.animate`` with no
-    redraw, about a third of ``Plotly.react``'s time): every patched trace is a scatter or a
-    bar, and every axis whose coordinates a state patches has a fixed range (nothing the
-    states change could move an axis, which that path does not redraw)."""
+    redraw, about a third of ``Plotly.react``'s time): every trace of the figure is a scatter
+    or a bar, and every axis whose coordinates a state patches has a fixed range (nothing the
+    states change could move an axis, which that path does not redraw). A heatmap or a
+    contour anywhere in the figure, patched or not, rules it out: such a move leaves its
+    layer empty in plotly.js 4 (tests/browser/test_live_in_chromium.py)."""
     data, lay = spec["data"], spec["layout"]
+    if any(trace.get("type", "scatter") not in MOVABLE for trace in data):
+        return False
     for i in {i for s in states for i in s.traces}:
         trace = data[i]
-        if trace.get("type", "scatter") not in MOVABLE:
-            return False
         for letter in {k for s in states for k in s.traces.get(i, {})} & {"x", "y"}:
             if not _fixed_axis(lay, trace, letter):
                 return False
@@ -326,7 +328,7 @@ def _skeleton(body: Mapping[str, Any]) -> str:
 def _movable(spec: Mapping[str, Any]) -> bool:
     """Whether every trace is a scatter or a bar on axes with fixed ranges, and no frame
     changes the layout: a new figure with the same skeleton can then be drawn by moving the
-    traces (``Plotly.animate``, no redraw)."""
+    traces (``Plotly.animate``, no redraw; a heatmap or contour would be left empty)."""
     lay = spec["layout"]
     return all(
         trace.get("type", "scatter") in MOVABLE

@@ -5,8 +5,10 @@ at its value."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
+import plotly
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -209,3 +211,49 @@ def test_a_redraw_right_after_a_move_shows_the_later_state(page, server):
     drawn = page.evaluate(DRAWN_JS, key)
     assert drawn["by"] == "react"
     assert drawn["shown"] == drawn["fresh"]
+
+
+# The plotly.js the app serves (ui/live.py serves the plotly package's own bundle).
+PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+# A bar beside a heatmap or a contour: the bar moved with Plotly.animate and no redraw (the
+# move of ui/live/live.js: every trace listed, the unpatched one with an empty patch), or
+# the figure redrawn with Plotly.react; what is left in the heatmap's or contour's layer.
+MOVE_BESIDE_JS = """async ([kind, how]) => {
+  const gd = document.createElement('div');
+  document.body.appendChild(gd);
+  const fig = (y) => [
+    {type: 'bar', x: ['a', 'b'], y},
+    {type: kind, z: [[1, 2, 3], [3, 2, 1], [1, 1, 2]], xaxis: 'x2', yaxis: 'y2'},
+  ];
+  const layout = {
+    xaxis: {domain: [0, 0.45]}, yaxis: {range: [0, 1]}, xaxis2: {domain: [0.55, 1]},
+    yaxis2: {anchor: 'x2'},
+  };
+  await Plotly.newPlot(gd, fig([0.2, 0.8]), layout);
+  const before = gd.querySelectorAll(`.${kind}layer *`).length;
+  if (how === 'move') {
+    await Plotly.animate(gd, {data: [{y: [0.6, 0.4]}, {}], traces: [0, 1]},
+      {mode: 'immediate', transition: {duration: 0}, frame: {duration: 0, redraw: false}});
+  } else {
+    await Plotly.react(gd, fig([0.6, 0.4]), {...layout, datarevision: 1});
+  }
+  return {before, after: gd.querySelectorAll(`.${kind}layer *`).length,
+          bar: gd.calcdata[0].map((p) => p.s)};
+}"""
+
+
+@pytest.mark.parametrize("kind", ["heatmap", "contour"])
+def test_a_move_would_empty_a_heatmap_beside_the_moved_trace_so_live_never_moves_one(
+    page: Page, kind: str
+):
+    """Why ``ui.live`` moves a figure's traces only when every trace is a scatter or a bar
+    (``_moves_traces``, ``_movable``): in the plotly.js the app serves, Plotly.animate with
+    no redraw draws the moved bar and leaves a heatmap or contour beside it with nothing in
+    its layer; Plotly.react keeps it."""
+    page.set_content("<html><body></body></html>")
+    page.add_script_tag(path=str(PLOTLY_JS))
+    moved = page.evaluate(MOVE_BESIDE_JS, [kind, "move"])
+    assert moved["before"] > 0 and moved["bar"] == [0.6, 0.4]
+    assert moved["after"] == 0
+    redrawn = page.evaluate(MOVE_BESIDE_JS, [kind, "react"])
+    assert redrawn["bar"] == [0.6, 0.4] and redrawn["after"] == redrawn["before"] > 0
