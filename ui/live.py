@@ -253,7 +253,38 @@ def pack(
     kept: bool = False,
     move: bool = False,
 ) -> dict[str, Any]:
-    """The component's data: the figure once, each state's changing traces and numbers.
+    """The component's data as the browser reads it (:func:`wire`'s JSON, parsed)."""
+    return json.loads(
+        wire(
+            label,
+            states,
+            value,
+            figure,
+            chart_key=chart_key,
+            config=config,
+            shared_checks=shared_checks,
+            share_patches=share_patches,
+            kept=kept,
+            move=move,
+        )
+    )
+
+
+def wire(
+    label: str,
+    states: Sequence[State],
+    value: Value,
+    figure: go.Figure,
+    *,
+    chart_key: str,
+    config: Mapping[str, Any] | None = None,
+    shared_checks: Sequence[kit.Check] = (),
+    share_patches: bool = False,
+    kept: bool = False,
+    move: bool = False,
+) -> bytes:
+    """The component's data, as the JSON bytes sent: the figure once, each state's changing
+    traces and numbers.
 
     The figure's traces that the states patch take the first state's data, so the payload
     does not depend on ``value`` except for ``index``: a rerun that only moves the value
@@ -261,6 +292,12 @@ def pack(
     patch that several states share is sent once (``patches``; read a state's with
     :func:`state_traces`); ``shared_checks``, the same in every state, are sent once
     (``sharedHtml``) and shown before each state's badges.
+
+    The payload is encoded once (:func:`_json`), ``digest`` is taken from that text, and
+    the bytes go to the component as they are: Streamlit forwards bytes without encoding
+    them again, where a dict costs it two more encodings (one sorted, for the element's
+    identity). Round 14: the reverse scrub's η step spent 34 ms of its 62 ms run in the
+    chart, 24 of them encoding JSON (bench/controls_report.md).
     """
     if not states:
         raise ValueError("a live control needs at least one state")
@@ -281,7 +318,7 @@ def pack(
     body = {
         "label": label,
         "chartKey": chart_key,
-        "figure": {"data": _jsonable(data), "layout": _jsonable(spec["layout"])},
+        "figure": {"data": data, "layout": spec["layout"]},
         "config": dict(config or kit.PLOTLY_CONFIG),
         "states": packed_states,
         "settleMs": SETTLE_MS,
@@ -291,15 +328,16 @@ def pack(
     if kept:
         body["kept"] = True
         if spec.get("frames"):
-            body["frames"] = _jsonable(spec["frames"])
+            body["frames"] = spec["frames"]
         if move:
             body["skeleton"], body["movable"] = _skeleton(body), _movable(spec)
     if shared:
         body["patches"] = shared
     if shared_checks:
         body["sharedHtml"] = _badges(shared_checks)
-    digest = hashlib.sha1(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
-    return {**body, "digest": digest, "index": values.index(value)}
+    text = _json(body)
+    digest = hashlib.sha1(text.encode()).hexdigest()[:16]
+    return f'{text[:-1]},"digest":"{digest}","index":{values.index(value)}}}'.encode()
 
 
 def _skeleton(body: Mapping[str, Any]) -> str:
@@ -312,7 +350,7 @@ def _skeleton(body: Mapping[str, Any]) -> str:
     figure = body["figure"]
     traces = [
         {k: v for k, v in t.items() if k not in ("x", "y")}
-        | {"empty": [t.get(k) == [] for k in ("x", "y")]}
+        | {"empty": [_no_points(t.get(k)) for k in ("x", "y")]}
         for t in figure["data"]
     ]
     layout = dict(figure["layout"])
@@ -321,8 +359,13 @@ def _skeleton(body: Mapping[str, Any]) -> str:
             {k: v for k, v in s.items() if k not in ("steps", "active")} for s in layout["sliders"]
         ]
     frames = sorted({tuple(f.get("traces") or ()) for f in body.get("frames", ())})
-    text = json.dumps([traces, layout, body["config"], frames], sort_keys=True)
+    text = _json([traces, layout, body["config"], frames], sort_keys=True)
     return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def _no_points(v: Any) -> bool:
+    """Whether a trace's x or y is there and empty (a list, a tuple or a numpy array)."""
+    return v is not None and not isinstance(v, str | Mapping) and len(v) == 0
 
 
 def _movable(spec: Mapping[str, Any]) -> bool:
@@ -340,6 +383,26 @@ def _movable(spec: Mapping[str, Any]) -> bool:
 def _jsonable(x: Any) -> Any:
     """Plotly's JSON (numpy arrays as lists) back as plain Python."""
     return json.loads(plotly.io.json.to_json_plotly(x))
+
+
+def _json(x: Any, *, sort_keys: bool = False) -> str:
+    """``x`` as compact JSON text, as Plotly's encoder writes it (numpy arrays as lists,
+    numpy numbers as numbers, NaN and infinities as null), in one pass of Python's C
+    encoder where it can: Plotly's own encodes twice and parses once (for the NaN it
+    replaces), and :func:`_jsonable` parses again."""
+    try:
+        return json.dumps(
+            x, allow_nan=False, default=_numpy, separators=(",", ":"), sort_keys=sort_keys
+        )
+    except (TypeError, ValueError):  # NaN, or a value only Plotly's encoder knows
+        return json.dumps(_jsonable(x), separators=(",", ":"), sort_keys=sort_keys)
+
+
+def _numpy(x: Any) -> Any:
+    """A numpy array or number as Python lists and numbers (``json.dumps``' ``default``)."""
+    if hasattr(x, "tolist") and hasattr(x, "dtype"):
+        return x.tolist()
+    raise TypeError(f"{type(x).__name__} is not JSON")
 
 
 def kept_chart(figure: go.Figure, chart_key: str, *, move: bool = False) -> None:
@@ -362,7 +425,7 @@ def kept_chart(figure: go.Figure, chart_key: str, *, move: bool = False) -> None
     with ``Plotly.react`` alone, and they became slower; round 13 moves the reverse scrub's
     traces, round 14 also across a new step count (bench/controls_report.md).
     """
-    data = pack("", [State(0, "", {})], 0, figure, chart_key=chart_key, kept=True, move=move)
+    data = wire("", [State(0, "", {})], 0, figure, chart_key=chart_key, kept=True, move=move)
     manager = serve_component_files(PACKAGE, "live", FOLDER.parent, FOLDER.name)
     if manager is not None:  # a server run (AppTest included): mount the component
         _component(manager)(key=f"{chart_key}_kept", data=data)
@@ -398,7 +461,7 @@ def slider(
     so the browser tests and the benchmark find both. Returns ``value``.
     """
     options = tuple(s.value for s in states)
-    data = pack(
+    data = wire(
         label,
         states,
         value,

@@ -26,7 +26,7 @@ def open_page(page: str | None, query: dict[str, str] | None = None) -> AppTest:
 def _live_payloads(at: AppTest) -> list[dict]:
     """The data of every ``ui.live`` element on the page (live controls and kept charts)."""
     return [
-        json.loads(e.proto.json)
+        json.loads(e.proto.bytes)  # ui.live.wire: JSON bytes
         for e in at.get("bidi_component")
         if e.proto.component_name == "adlab.live"
     ]

@@ -267,7 +267,7 @@ def test_a_kept_chart_is_one_element_that_takes_each_new_figure():
 
     def element():
         [el] = [e for e in at.get("bidi_component") if e.proto.component_name == "adlab.live"]
-        return el.proto.id, json.loads(el.proto.json)
+        return el.proto.id, json.loads(el.proto.bytes)
 
     first, data = element()
     assert data["kept"] and data["chartKey"] == "bar" and len(data["states"]) == 1

@@ -63,7 +63,7 @@ def test_the_reported_temperature_moves_the_formula_and_the_url(T, top):
 def test_the_live_payload_is_small():
     """The whole component payload, sent on mount and once per settled step."""
     at = open_page(PAGE)
-    size = len(at.get("bidi_component")[0].proto.json.encode())
+    size = len(at.get("bidi_component")[0].proto.bytes)  # the JSON bytes sent (ui.live.wire)
     assert size < 100 * 1024, size
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
+import plotly
 import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -333,3 +335,27 @@ def test_heatmaps_are_repainted_alone_only_when_only_their_values_change_on_a_fi
     assert not _repaints(maps(zmin=0, zmax=1, zauto=True), z)
     assert not _repaints(maps(zmin=0, zmax=1), [{0: {"z": [[1.0, 0.0]], "customdata": [[1, 2]]}}])
     assert not _repaints(maps(zmin=0, zmax=1), [{1: {"y": [1]}}, {1: {"y": [2]}}])
+
+
+@pytest.mark.parametrize("gap", [False, True])
+def test_the_bytes_sent_are_the_json_plotlys_own_encoder_writes(gap):
+    """``wire`` encodes the payload once, with Python's encoder, where Plotly's encodes it
+    twice and parses it once: the figure must still come out as Plotly's encoder (the
+    oracle) writes it: numpy arrays as typed arrays, numpy numbers as numbers, and
+    (``gap``, where the fast path gives way to Plotly's encoder) NaN as null."""
+    fig = style.figure(  # unvalidated, as the app's figures are
+        [
+            {"type": "scatter", "x": np.array([0.0, 1.5]), "y": [1.0, math.nan if gap else 2.0]},
+            {"type": "bar", "x": ["a", "b"], "y": [np.float32(0.25), np.int64(2)]},
+        ],
+        {"yaxis": {"range": [0, 3]}, "title": {"text": "t"}},
+    )
+    sent = live.wire("", [live.State(0, "", {})], 0, fig, chart_key="c", kept=True)
+    data = json.loads(sent)
+    want = json.loads(plotly.io.json.to_json_plotly(fig.to_plotly_json()))
+    assert data["figure"] == {"data": want["data"], "layout": want["layout"]}
+    assert data["figure"]["data"][0]["x"]["bdata"]  # a numpy array: Plotly's typed array
+    assert data["figure"]["data"][0]["y"] == [1.0, None if gap else 2.0]
+    assert data["figure"]["data"][1]["y"] == [0.25, 2]
+    assert data == live.pack("", [live.State(0, "", {})], 0, fig, chart_key="c", kept=True)
+    assert b", " not in sent and b'": ' not in sent  # compact: no spaces between items

@@ -79,6 +79,16 @@ class Live {
     });
   }
 
+  // the payload: JSON bytes (ui/live.py, wire), parsed once per payload Streamlit hands over
+  read(sent) {
+    if (!(sent instanceof Uint8Array)) return sent;
+    if (sent !== this.sent) {
+      this.sent = sent;
+      this.parsed = JSON.parse(new TextDecoder().decode(sent));
+    }
+    return this.parsed;
+  }
+
   // a new payload from the server (first mount, or a rerun)
   async update(data, setStateValue) {
     this.setStateValue = setStateValue;
@@ -350,12 +360,13 @@ class Live {
 }
 
 export default function (component) {
-  const { data, parentElement, setStateValue } = component;
+  const { data: sent, parentElement, setStateValue } = component;
   let root = parentElement.querySelector(':scope > .adlab-live');
   if (!root) {
     root = build(parentElement);
     root.live = new Live(root);
   }
+  const data = root.live.read(sent);
   root.live.update(data, setStateValue).catch((err) => {
     root.querySelector('.live-numbers').textContent = String(err);
   });
