@@ -296,8 +296,8 @@ def wire(
     The payload is encoded once (:func:`_json`), ``digest`` is taken from that text, and
     the bytes go to the component as they are: Streamlit forwards bytes without encoding
     them again, where a dict costs it two more encodings (one sorted, for the element's
-    identity). Round 14: the reverse scrub's η step spent 34 ms of its 62 ms run in the
-    chart, 24 of them encoding JSON (bench/controls_report.md).
+    identity). Round 14: an η step of the reverse scrub spent 18–34 ms of its run in the
+    chart, most of it encoding JSON; now 9–10 ms (bench/controls_report.md).
     """
     if not states:
         raise ValueError("a live control needs at least one state")
