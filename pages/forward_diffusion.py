@@ -95,6 +95,8 @@ def forward() -> None:
             images=cf.scrub_images(x0, T, seed),
         ),
         "scrub_chart",
+        kept=True,
+        move=True,  # a new seed or image: its pictures swapped in place (ui.live)
     )
     kit.let_the_chart_go_first()  # the parts' widgets and text: not in the scrub's first pass
     parts(x0, eps, T, seed)

@@ -114,7 +114,8 @@ def chart(fig: go.Figure, key: str, *, kept: bool = False, move: bool = False) -
     figure that differs only in its traces' points (and its frames and frame slider's steps),
     on fixed axes, is drawn by moving them (round 13: the reverse scrub, whose redraw is
     long; a small chart's redraw is quicker than a move, which waits for the next frame:
-    Wallis' integrals, p50 +12 ms).
+    Wallis' integrals, p50 +12 ms), and one that differs only in its images' sources has
+    its pictures swapped (round 14: the forward scrub's seed and image).
 
     A second chart in the same run waits like a formula does, so the browser draws the
     charts one by one, the first (the one the slider is about) first.

@@ -331,6 +331,8 @@ def wire(
             body["frames"] = spec["frames"]
         if move:
             body["skeleton"], body["movable"] = _skeleton(body), _movable(spec)
+            if _swappable(spec):
+                body["swappable"], body["coords"] = True, _coords(body)
     if shared:
         body["patches"] = shared
     if shared_checks:
@@ -349,7 +351,7 @@ def _skeleton(body: Mapping[str, Any]) -> str:
     none), and so do the traces a frame patches."""
     figure = body["figure"]
     traces = [
-        {k: v for k, v in t.items() if k not in ("x", "y")}
+        {k: v for k, v in t.items() if k not in ("x", "y", "source")}
         | {"empty": [_no_points(t.get(k)) for k in ("x", "y")]}
         for t in figure["data"]
     ]
@@ -361,6 +363,19 @@ def _skeleton(body: Mapping[str, Any]) -> str:
     frames = sorted({tuple(f.get("traces") or ()) for f in body.get("frames", ())})
     text = _json([traces, layout, body["config"], frames], sort_keys=True)
     return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def _coords(body: Mapping[str, Any]) -> str:
+    """The figure's traces' x and y, hashed: with the same skeleton and the same coordinates
+    a new figure differs from the one drawn only in its images' sources (and frames)."""
+    xy = [[t.get("x"), t.get("y")] for t in body["figure"]["data"]]
+    return hashlib.sha1(_json(xy).encode()).hexdigest()[:16]
+
+
+def _swappable(spec: Mapping[str, Any]) -> bool:
+    """Whether the figure shows images from sources (``go.Image(source=...)``), which the
+    browser can swap in place: their pictures change, nothing else is drawn again."""
+    return any(t.get("type") == "image" and t.get("source") for t in spec["data"])
 
 
 def _no_points(v: Any) -> bool:
@@ -420,10 +435,13 @@ def kept_chart(figure: go.Figure, chart_key: str, *, move: bool = False) -> None
     from the one drawn only in its traces' x and y, its frames and its frame slider's steps
     (the same ``skeleton``) on fixed axes (``movable``), the browser moves the traces to it
     (``Plotly.animate`` with no redraw), replaces the frames and the slider's steps, and a
-    student who scrubbed elsewhere stays at their frame if the new frames have it;
-    otherwise it redraws (``Plotly.react``, the frames with it). Round 10 kept the scrubs
-    with ``Plotly.react`` alone, and they became slower; round 13 moves the reverse scrub's
-    traces, round 14 also across a new step count (bench/controls_report.md).
+    student who scrubbed elsewhere stays at their frame if the new frames have it. A
+    figure of images from sources (``swappable``) that differs only in those sources and its
+    frames' (the same ``skeleton`` and ``coords``) has its pictures swapped in place, the
+    student's frame kept. Otherwise the chart is redrawn (``Plotly.react``, the frames with
+    it). Round 10 kept the scrubs with ``Plotly.react`` alone, and they became slower; round
+    13 moves the reverse scrub's traces, round 14 also across a new step count, and swaps
+    the forward scrub's pictures (bench/controls_report.md).
     """
     data = wire("", [State(0, "", {})], 0, figure, chart_key=chart_key, kept=True, move=move)
     manager = serve_component_files(PACKAGE, "live", FOLDER.parent, FOLDER.name)

@@ -211,3 +211,72 @@ def test_a_bad_upload_shows_a_clear_message_and_the_page_keeps_working(
     screenshot(page, f"{C}-bad-upload-{name.split('.')[0]}")
     probe_still_works(page)
     expect(page.locator(ERROR)).to_contain_text(message)  # still explained, not a traceback
+
+
+# The kept scrub (ui/live.py): how it was last drawn, whether it is the plot marked before,
+# Plotly's slider position and the frame it names, and what was sent: the base images (x₀,
+# ε, xₜ at the server's frame) and each frame's two xₜ by name.
+KEPT_JS = """(sel) => {
+  const gd = document.querySelector(sel);
+  const live = gd.closest('.adlab-live').live;
+  const slider = gd._fullLayout.sliders[0];
+  return {
+    by: live.drawnBy, marked: gd.__marked === true, digest: live.digest,
+    active: slider.active, frame: slider.steps[slider.active].args[0][0],
+    base: live.data.figure.data.slice(0, 4).map((t) => t.source),
+    frames: Object.fromEntries(live.data.frames.map((f) => [f.name, [f.data[0].source,
+                                                                     f.data[1].source]])),
+  };
+}"""
+PLOT = f"{SCRUB} .js-plotly-plot"
+
+
+def kept(page: Page) -> dict:
+    return page.evaluate(KEPT_JS, PLOT)
+
+
+def step(page: Page, control: str, key: str) -> dict:
+    before = kept(page)
+    page.locator(f".st-key-{C}_{control} input").first.focus()
+    page.keyboard.press(key)
+    page.wait_for_function(
+        "([sel, d]) => document.querySelector(sel).closest('.adlab-live').live.digest !== d",
+        arg=[PLOT, before["digest"]],
+    )
+    wait_for_app(page)
+    page.wait_for_timeout(300)
+    return kept(page)
+
+
+def test_a_new_seed_swaps_the_scrubs_pictures_in_place_and_keeps_the_students_frame(page, server):
+    """A new seed changes ε and every xₜ, nothing else: the scrub on the page keeps its plot
+    and its slider and swaps its pictures (no redraw); the frame the student scrubbed to
+    stays and shows its new xₜ, and scrubbing on shows the new frames. A new T (other axes,
+    other frames) is redrawn in place."""
+    open_page(page, f"{server.url}/{C}")
+    page.locator(SCRUB).scroll_into_view_if_needed()
+    rail = page.locator(f"{SCRUB} .slider-rail-touch-rect").first.bounding_box()
+    y = rail["y"] + rail["height"] / 2
+    page.mouse.click(rail["x"] + rail["width"] * 0.6, y)  # the student scrubs to a frame
+    page.wait_for_timeout(400)
+    scrubbed, shown = kept(page), images_shown(page)
+    assert shown[2:] == scrubbed["frames"][scrubbed["frame"]]
+    page.evaluate("(sel) => { document.querySelector(sel).__marked = true; }", PLOT)
+
+    swapped = step(page, "seed", "ArrowUp")
+    assert swapped["by"] == "swap-new" and swapped["marked"]  # the same plot, not redrawn
+    assert (swapped["active"], swapped["frame"]) == (scrubbed["active"], scrubbed["frame"])
+    now = images_shown(page)
+    assert now[0] == shown[0] == swapped["base"][0]  # x₀: the same picture
+    assert now[1] == swapped["base"][1] != shown[1]  # the new ε
+    assert now[2:] == swapped["frames"][swapped["frame"]] != shown[2:]  # that frame's new xₜ
+    screenshot(page, f"{C}-seed-swapped")
+    page.mouse.click(rail["x"] + rail["width"] * 0.95, y)  # scrubbing on: the new frames
+    page.wait_for_timeout(400)
+    later = kept(page)
+    assert later["frame"] != swapped["frame"]
+    assert images_shown(page)[1:] == [swapped["base"][1], *swapped["frames"][later["frame"]]]
+
+    redrawn = step(page, "T", "ArrowRight")
+    assert redrawn["by"] == "react-new" and redrawn["marked"]
+    assert images_shown(page) == redrawn["base"]  # the server's frame, drawn anew

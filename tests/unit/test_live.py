@@ -359,3 +359,30 @@ def test_the_bytes_sent_are_the_json_plotlys_own_encoder_writes(gap):
     assert data["figure"]["data"][1]["y"] == [0.25, 2]
     assert data == live.pack("", [live.State(0, "", {})], 0, fig, chart_key="c", kept=True)
     assert b", " not in sent and b'": ' not in sent  # compact: no spaces between items
+
+
+def test_a_kept_chart_of_images_swaps_them_only_when_nothing_else_changed():
+    """A figure with images from sources (the forward scrub) is ``swappable``: a new one
+    with the same skeleton and the same coordinates differs only in its pictures, which the
+    browser swaps in place; new coordinates, or anything the skeleton holds, are redrawn."""
+
+    def pictures(source, y=0.5, name="x"):
+        fig = style.figure(
+            [
+                {"type": "image", "source": source, "name": name},
+                {"type": "scatter", "x": [0.0, 1.0], "y": [y, y], "xaxis": "x2", "yaxis": "y2"},
+            ],
+            {"xaxis2": {"range": [0, 1]}, "yaxis2": {"range": [0, 1]}},
+        )
+        return _kept(fig)
+
+    a, b = pictures("data:image/png;base64,AA=="), pictures("data:image/png;base64,AQ==")
+    assert a["swappable"] and not a["movable"]  # an image cannot be moved
+    assert (a["skeleton"], a["coords"]) == (b["skeleton"], b["coords"])
+    assert a["digest"] != b["digest"]
+    moved = pictures("data:image/png;base64,AA==", y=0.7)
+    assert moved["skeleton"] == a["skeleton"] and moved["coords"] != a["coords"]
+    assert pictures("data:image/png;base64,AA==", name="y")["skeleton"] != a["skeleton"]
+    # without images, or not asked to move: nothing to swap
+    assert "swappable" not in _kept(_scatter([0.0], [1.0]))
+    assert "swappable" not in _kept(style.figure([{"type": "image", "source": "s"}], {}), False)

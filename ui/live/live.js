@@ -178,6 +178,18 @@ class Live {
       this.reactNext = false;
       this.drawn = true;
       this.drawnBy = 'move-new';
+    } else if (
+      this.reactNext &&
+      this.data.swappable &&
+      this.data.skeleton === this.skeleton &&
+      this.data.coords === this.coords &&
+      this.swapNew()
+    ) {
+      // a new figure that differs from the one drawn only in its images' sources (and its
+      // frames' images): the pictures are swapped, nothing else is drawn (ui/live.py checks)
+      this.reactNext = false;
+      this.drawn = true;
+      this.drawnBy = 'swap-new';
     } else if (this.reactNext) {
       // a new payload on a chart already drawn: Plotly.react on the same plot, which keeps
       // the plot's elements and draws only what changed; a new datarevision tells it that
@@ -202,6 +214,7 @@ class Live {
       this.drawnBy = 'new';
     }
     this.skeleton = this.data.skeleton;
+    this.coords = this.data.coords;
     this.sentActive = this.layout.sliders?.[0]?.active; // the frame slider's, as sent
     this.shownEmpty = empty;
     this.numbers.innerHTML = state.html; // built and escaped on the server
@@ -283,6 +296,39 @@ class Live {
       }
     }
     this.animate(patches);
+  }
+
+  // A kept chart's new figure that differs from the one drawn only in its images' sources:
+  // each image element (the plot's own, one per image trace) takes its new picture, the
+  // figure Plotly holds takes the new sources (what a later Plotly.react compares with) and
+  // the frames are replaced. Where the student has scrubbed Plotly's slider to another
+  // frame, the images that frame shows take their new pictures. False (nothing done) where
+  // the frames are not the same ones or the plot's images are not where they were drawn.
+  swapNew() {
+    const gd = this.plot;
+    const frames = this.data.frames ?? [];
+    const held = gd._transitionData?._frames ?? [];
+    const same = held.length === frames.length && held.every((f, k) => f.name === frames[k].name);
+    const groups = Array.from(gd.querySelectorAll('.imagelayer g.im'));
+    const sources = this.base.map((t) => t.source);
+    if (!same || groups.length !== sources.filter(Boolean).length) return false;
+    const slider = gd._fullLayout?.sliders?.[0];
+    if (slider && slider.active !== this.sentActive) {
+      const name = slider.steps?.[slider.active]?.args?.[0]?.[0];
+      const frame = frames.find((f) => f.name === name);
+      (frame?.traces ?? []).forEach((i, k) => {
+        if (frame.data[k].source) sources[i] = frame.data[k].source;
+      });
+    }
+    const swaps = groups.map((g) => [g, g.__data__?.[0]?.trace?.index]);
+    if (swaps.some(([g, i]) => !sources[i] || !g.querySelector('image'))) return false;
+    for (const [g, i] of swaps) {
+      gd.data[i].source = sources[i];
+      gd._fullData[i].source = sources[i];
+      g.querySelector('image').setAttribute('href', sources[i]);
+    }
+    if (frames.length) this.Plotly.addFrames(gd, frames); // the same names: replaced
+    return true;
   }
 
   // Plotly.react of the state shown; after a move still queued for the next frame, not
