@@ -240,34 +240,10 @@ def _repaints_heatmaps(spec: Mapping[str, Any], states: Sequence[State]) -> bool
     )
 
 
-def pack(
-    label: str,
-    states: Sequence[State],
-    value: Value,
-    figure: go.Figure,
-    *,
-    chart_key: str,
-    config: Mapping[str, Any] | None = None,
-    shared_checks: Sequence[kit.Check] = (),
-    share_patches: bool = False,
-    kept: bool = False,
-    move: bool = False,
-) -> dict[str, Any]:
-    """The component's data as the browser reads it (:func:`wire`'s JSON, parsed)."""
-    return json.loads(
-        wire(
-            label,
-            states,
-            value,
-            figure,
-            chart_key=chart_key,
-            config=config,
-            shared_checks=shared_checks,
-            share_patches=share_patches,
-            kept=kept,
-            move=move,
-        )
-    )
+def pack(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """The component's data as the browser reads it: :func:`wire`'s JSON (same arguments),
+    parsed."""
+    return json.loads(wire(*args, **kwargs))
 
 
 def wire(
