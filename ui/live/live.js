@@ -268,14 +268,10 @@ class Live {
     const frames = this.data.frames;
     if (frames) {
       const slider = gd._fullLayout?.sliders?.[0];
-      const scrubbed =
-        slider && slider.active !== this.sentActive
-          ? slider.steps?.[slider.active]?.args?.[0]?.[0]
-          : undefined;
-      const held = gd._transitionData?._frames ?? [];
-      const same = held.length === frames.length && held.every((f, k) => f.name === frames[k].name);
-      if (!same) {
+      const scrubbed = this.scrubbedTo();
+      if (!this.holdsFrames(frames)) {
         // one at a time from the end: Plotly.deleteFrames sorts a list of indices as text
+        const held = gd._transitionData?._frames ?? [];
         for (let k = held.length - 1; k >= 0; k--) this.Plotly.deleteFrames(gd, [k]);
       }
       this.Plotly.addFrames(gd, frames); // a frame with a name already there is replaced
@@ -298,6 +294,20 @@ class Live {
     this.animate(patches);
   }
 
+  // whether the plot holds frames of these names, in this order
+  holdsFrames(frames) {
+    const held = this.plot._transitionData?._frames ?? [];
+    return held.length === frames.length && held.every((f, k) => f.name === frames[k].name);
+  }
+
+  // the frame the student scrubbed Plotly's slider to, by name (undefined where the slider
+  // is still at the frame the server sent)
+  scrubbedTo() {
+    const slider = this.plot._fullLayout?.sliders?.[0];
+    if (!slider || slider.active === this.sentActive) return undefined;
+    return slider.steps?.[slider.active]?.args?.[0]?.[0];
+  }
+
   // A kept chart's new figure that differs from the one drawn only in its images' sources:
   // each image element (the plot's own, one per image trace) takes its new picture, the
   // figure Plotly holds takes the new sources (what a later Plotly.react compares with) and
@@ -307,19 +317,16 @@ class Live {
   swapNew() {
     const gd = this.plot;
     const frames = this.data.frames ?? [];
-    const held = gd._transitionData?._frames ?? [];
-    const same = held.length === frames.length && held.every((f, k) => f.name === frames[k].name);
     const groups = Array.from(gd.querySelectorAll('.imagelayer g.im'));
     const sources = this.base.map((t) => t.source);
-    if (!same || groups.length !== sources.filter(Boolean).length) return false;
-    const slider = gd._fullLayout?.sliders?.[0];
-    if (slider && slider.active !== this.sentActive) {
-      const name = slider.steps?.[slider.active]?.args?.[0]?.[0];
-      const frame = frames.find((f) => f.name === name);
-      (frame?.traces ?? []).forEach((i, k) => {
-        if (frame.data[k].source) sources[i] = frame.data[k].source;
-      });
+    if (!this.holdsFrames(frames) || groups.length !== sources.filter(Boolean).length) {
+      return false;
     }
+    const scrubbed = this.scrubbedTo();
+    const frame = frames.find((f) => f.name === scrubbed);
+    (frame?.traces ?? []).forEach((i, k) => {
+      if (frame.data[k].source) sources[i] = frame.data[k].source;
+    });
     const swaps = groups.map((g) => [g, g.__data__?.[0]?.trace?.index]);
     if (swaps.some(([g, i]) => !sources[i] || !g.querySelector('image'))) return false;
     for (const [g, i] of swaps) {
