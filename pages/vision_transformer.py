@@ -6,14 +6,12 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from core import attention as att
 from core import vit
 from figures import vit as figs
 from ui import cache_vit, exercises, kit, perf, tex
 
-SIDE, C, D_MODEL, HEADS, SEED = 64, 3, 384, 3, 0  # the course's D = 384 with 3 heads
-PATCHES = [4, 8, 16, 32]
-SHOWN = 32  # channels of z₀ drawn
+SIDE, C, D_MODEL, HEADS = cache_vit.SIDE, cache_vit.CHANNELS, cache_vit.D_MODEL, cache_vit.HEADS
+PATCHES, SHOWN = list(cache_vit.PATCHES), cache_vit.SHOWN
 COST_SIDE, COST_D, COST_HEADS = 224, 768, 12  # ViT-B at 224 × 224 (Dosovitskiy et al.)
 COST_PATCHES = [4, 7, 8, 14, 16, 28, 32, 56]
 
@@ -55,10 +53,6 @@ def image() -> np.ndarray:
     return rgb
 
 
-def weights(P: int) -> vit.ViTWeights:
-    return cache_vit.weights(P, SIDE, C, D_MODEL, SEED)
-
-
 @page.view("patches")
 def patches() -> None:
     patches_view(image())
@@ -68,16 +62,14 @@ def patches() -> None:
 def patches_view(rgb: np.ndarray) -> None:
     perf.single_threaded_torch()
     P = page.select_slider("P", PATCHES, 8)
-    x, w = rgb / 255.0, weights(P)
-    xp = vit.patchify(x, P)
-    z0 = vit.input_tokens(x, w, P)
-    N, T = len(xp), len(z0)
+    r = cache_vit.patches(rgb, P)
+    N, T = len(r.pixels), len(r.tokens)
     page.chart(
         figs.patches_figure(
             rgb,
             P,
-            vit.patchify(rgb, P).astype(np.uint8),
-            z0[:, :SHOWN],
+            r.pixels,
+            r.tokens,
             titles=(page.tr("image_title", P=P), page.tr("matrix_title"), page.tr("tokens_title")),
             x_titles=(page.tr("entry_axis"), page.tr("channel_axis", k=SHOWN)),
             y_titles=(page.tr("patch_axis"), page.tr("token_axis")),
@@ -86,9 +78,6 @@ def patches_view(rgb: np.ndarray) -> None:
         "patches_chart",
         kept=True,
     )
-    conv = vit.conv_patch_embedding(x, w.E, w.b, P)
-    gap = float(np.abs(conv - vit.patch_embedding(xp, w.E, w.b)).max())
-    back = float(np.abs(vit.unpatchify(xp, P, SIDE, SIDE) - x).max())
     page.formula(
         "patches",
         S=SIDE,
@@ -100,8 +89,10 @@ def patches_view(rgb: np.ndarray) -> None:
         D=D_MODEL,
         T=T,
         checks=[
-            kit.Check(page.tr("check_conv", P=P), gap < 1e-10, f"max |Δ| = {gap:.0e}"),
-            kit.Check(page.tr("check_unpatchify"), back == 0.0),
+            kit.Check(
+                page.tr("check_conv", P=P), r.conv_gap < 1e-10, f"max |Δ| = {r.conv_gap:.0e}"
+            ),
+            kit.Check(page.tr("check_unpatchify"), r.unpatchify_gap == 0.0),
             kit.Check(page.tr("check_tokens"), T == N + 1, f"{N} + 1 = {T}"),
         ],
     )
@@ -123,11 +114,9 @@ def attention_view(rgb: np.ndarray) -> None:
         head = page.slider("head", 1, HEADS, 1)
     with c:
         query = page.slider("query", 0, g * g, g * g // 2 + g // 2 + 1, help=page.tr("query_help"))
-    w = weights(P)
-    z0 = vit.input_tokens(rgb / 255.0, w, P)
-    T, d = len(z0), D_MODEL // HEADS
-    s = vit.mhsa_steps(z0, w.w_q, w.w_k, w.w_v, w.w_o, HEADS)
-    a_q = s.weights[head - 1, query]  # (T,) over [class] + patches
+    r = cache_vit.attention(rgb, P)
+    T, d = r.weights.shape[1], D_MODEL // HEADS
+    a_q = r.weights[head - 1, query]  # (T,) over [class] + patches
     page.chart(
         figs.attention_figure(
             rgb,
@@ -142,11 +131,6 @@ def attention_view(rgb: np.ndarray) -> None:
         "attention_chart",
         kept=True,
     )
-    out, ref = vit.torch_mha(z0, w.w_q, w.w_k, w.w_v, w.w_o, HEADS)
-    core_out, _ = att.multi_head_attention(z0, w.w_q, w.w_k, w.w_v, w.w_o, HEADS)
-    gap_t = max(float(np.abs(out - s.out).max()), float(np.abs(ref - s.weights).max()))
-    gap_c = float(np.abs(core_out - s.out).max())
-    wrong = vit.mhsa_steps(z0, w.w_q, w.w_k, w.w_v, w.w_o, HEADS, scale=1 / np.sqrt(HEADS))
     page.formula(
         "attention",
         T=T,
@@ -159,13 +143,13 @@ def attention_view(rgb: np.ndarray) -> None:
         top=f"{a_q.max():.4f}",
         uniform=f"{1 / T:.4f}",
         checks=[
-            kit.Check(page.tr("check_torch"), gap_t < 1e-10, f"max |Δ| = {gap_t:.0e}"),
-            kit.Check(page.tr("check_core"), gap_c < 1e-10, f"max |Δ| = {gap_c:.0e}"),
-            kit.Check(page.tr("check_rows"), bool(np.allclose(s.weights.sum(-1), 1))),
+            kit.Check(page.tr("check_torch"), r.torch_gap < 1e-10, f"max |Δ| = {r.torch_gap:.0e}"),
+            kit.Check(page.tr("check_core"), r.core_gap < 1e-10, f"max |Δ| = {r.core_gap:.0e}"),
+            kit.Check(page.tr("check_rows"), r.rows_sum_to_one),
             kit.Check(
                 page.tr("check_sqrt_h", h=HEADS, d=d),
-                float(np.abs(wrong.weights - s.weights).max()) > 1e-6,
-                f"max |Δa| = {np.abs(wrong.weights - s.weights).max():.3f}",
+                r.unscaled_gap > 1e-6,
+                f"max |Δa| = {r.unscaled_gap:.3f}",
             ),
         ],
     )

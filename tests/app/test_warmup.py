@@ -31,6 +31,7 @@ def test_the_warm_up_computes_what_the_default_views_then_find_in_the_cache():
         "backprop_by_hand",
         "attention_gallery",
         "forward_diffusion",
+        "vision_transformer",
     }
     warm = cached_bytes()
     names = (
@@ -42,6 +43,8 @@ def test_the_warm_up_computes_what_the_default_views_then_find_in_the_cache():
         "cache_backprop.default_runs",
         "cache_gallery.timing_at",
         "cache_forward.scrub_images",
+        "cache_vit.patches",
+        "cache_vit.attention",
     )
     assert all(warm[name] > 0 for name in names), warm
 
@@ -83,6 +86,11 @@ def test_the_warm_up_computes_what_the_default_views_then_find_in_the_cache():
     for name in ("sunset", "shapes", "checker", "scene"):  # every sample image's scrub
         at = open_page("forward_diffusion.py", {"forward_diffusion_image": name})
         assert not at.exception and not at.error, name
+    for P in ("4", "8", "16", "32"):  # the Vision Transformer's two views at every P
+        for view, key in (("patches", "P"), ("attention", "attention_P")):
+            query = {"vision_transformer_view": view, f"vision_transformer_{key}": P}
+            at = open_page("vision_transformer.py", query)
+            assert not at.exception and not at.error, query
     for page, view in (("simclr.py", "training"), ("backprop_by_hand.py", None)):
         at = open_page(page, {} if view is None else {page.removesuffix(".py") + "_view": view})
         assert not at.exception and not at.error, page
