@@ -92,6 +92,7 @@ def rotation_figure(
         "domain": list(right),
         "anchor": "y2",
         "title": {"text": axis_titles[2]},
+        "range": [float(np.min(steps)), float(np.max(steps))],  # fixed: a new t moves the line
     }
     lay["yaxis2"] = {
         **layout(title="", x="", y="")["yaxis"],

@@ -89,6 +89,7 @@ def predictions_live(s: snr.Schedule) -> None:
         ),
         "rotation_chart",
         kept=True,
+        move=True,  # t, x₀ and ε move the traces on fixed axes (ui.live)
     )
     worst, undefined = snr.conversion_errors(truth, t, s)  # ᾱ_t = 0: 4 pairs undefined
     v_, xt, score = (float(truth.of(p)[0]) for p in ("v", "x_t", "score"))

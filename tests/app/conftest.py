@@ -38,6 +38,12 @@ def live_controls(at: AppTest) -> list[dict]:
     return [data for data in _live_payloads(at) if not data.get("kept")]
 
 
+def kept_charts(at: AppTest) -> dict[str, dict]:
+    """Each kept chart's data (``kit.chart(..., kept=True)``) by its chart key, as the
+    browser gets it (``skeleton`` and ``movable`` with ``move=True``)."""
+    return {d["chartKey"]: d for d in _live_payloads(at) if d.get("kept")}
+
+
 def chart_specs(at: AppTest) -> dict[str, dict]:
     """Each chart on the page by its key, as the browser gets its figure (data, layout and
     any frames): a ``st.plotly_chart``'s spec, or a kept chart's (``ui.live.kept_chart``)."""

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from core import snr_schedules as snr
-from tests.app.conftest import latex, open_page
+from tests.app.conftest import kept_charts, latex, open_page
 from ui import exercises, i18n
 
 PAGE = "diffusion_parameterisations.py"
@@ -148,3 +148,20 @@ def test_the_weights_derivation_opens_with_its_steps():
     assert not at.exception and not at.error
     body = " ".join(m.value for m in at.markdown)
     assert "Fix xₜ." in body and "5. For the score" in body
+
+
+def test_t_x0_and_eps_move_the_rotation_chart_in_place():
+    """Every step of t, x₀ or ε gives a figure with the same skeleton on fixed axes, which
+    the browser draws by moving the traces (ui.live, ``move=True``): a title, a trace or an
+    autoranged axis that changed with them would make each step a redraw."""
+    at = open_page(PAGE)
+    first = kept_charts(at)[f"{C}_rotation_chart"]
+    assert first["movable"]
+    seen = {first["digest"]}
+    for key, value in (("t", 1), ("t", 1000), ("x0", -1.5), ("eps", 2.0)):
+        widget = at.slider(key=f"{C}_t") if key == "t" else at.select_slider(key=f"{C}_{key}")
+        widget.set_value(value).run()
+        chart = kept_charts(at)[f"{C}_rotation_chart"]
+        assert chart["movable"] and chart["skeleton"] == first["skeleton"], key
+        seen.add(chart["digest"])
+    assert len(seen) == 5  # each step a new figure
