@@ -186,6 +186,7 @@ def compare() -> None:
         ),
         "pareto_chart",
         kept=True,
+        move=True,  # a knob of one method moves its marker (ui.live), when the axes stay
     )
     order = g.ranking(scores)
     cell = lambda x: "–" if x is None else f"{x:.3f}"  # noqa: E731

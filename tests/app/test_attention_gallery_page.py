@@ -7,7 +7,7 @@ import re
 import pytest
 
 from core import gallery as g
-from tests.app.conftest import latex, open_page
+from tests.app.conftest import kept_charts, latex, open_page
 
 PAGE = "attention_gallery.py"
 
@@ -157,3 +157,16 @@ def test_the_compare_view_scores_are_core_compare_and_a_knob_rescores_one_method
     monkeypatch.setattr(g, "run", lambda m, *a, **k: ran.append(m) or real(m, *a, **k))
     cache_gallery.scores(8, 3, 2.0, g.Settings(width=4, buckets=8, clusters=3))
     assert ran == ["reformer"]
+
+
+def test_a_knob_of_one_method_moves_the_pareto_chart_in_place():
+    """A knob re-scores one method: the new figure differs from the one drawn only in that
+    method's point (and the front through it), so the browser moves the traces (ui.live,
+    ``move=True``) instead of drawing the chart again."""
+    at = open_page(PAGE, {"attention_gallery_view": "compare"})
+    first = kept_charts(at)["attention_gallery_pareto_chart"]
+    assert first["movable"]
+    for kind, key, value in (("slider", "clusters", 5), ("select_slider", "buckets", 16)):
+        getattr(at, kind)(key=f"attention_gallery_{key}").set_value(value).run()
+        chart = kept_charts(at)["attention_gallery_pareto_chart"]
+        assert chart["skeleton"] == first["skeleton"] and chart["digest"] != first["digest"], key
