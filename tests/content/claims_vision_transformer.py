@@ -6,10 +6,20 @@ import numpy as np
 
 from core import vit
 from tests.content.claims import Claim, page_constant
+from ui import cache_vit
+
+# the page takes its working sizes from ui.cache_vit (the warm-up uses the same)
+SHARED = {
+    "SIDE": cache_vit.SIDE,
+    "C": cache_vit.CHANNELS,
+    "D_MODEL": cache_vit.D_MODEL,
+    "HEADS": cache_vit.HEADS,
+    "PATCHES": cache_vit.PATCHES,
+}
 
 
 def const(name: str) -> object:
-    return page_constant("vision_transformer", name)
+    return SHARED[name] if name in SHARED else page_constant("vision_transformer", name)
 
 
 def b16(patch: int = 16) -> vit.ViTCost:
