@@ -43,6 +43,11 @@ def _list(x: Any, digits: int = 3) -> list:
     return np.round(np.asarray(x, dtype=float), digits).tolist()
 
 
+def _coords(x: Array) -> list:
+    """A panel's particle coordinates to 2 decimals, or one gap where it has none."""
+    return _list(x, 2) if len(x) else [None]
+
+
 def _square_axes(lay: dict, sfx: str, domain: Sequence[float], radius: float) -> None:
     """An x/y axis pair over [−R, R]² with equal scales, the panel's x domain ``domain``."""
     axis = {
@@ -108,6 +113,8 @@ class ScrubPanel:
         clouds: (F, n, 2) the particles at each frame.
         trajectories: (m, k, 2) a few particles' whole paths.
         heads: (F, m, 2) where those particles are at each frame.
+
+    A denoiser not trained yet has no particles (:meth:`waiting`).
     """
 
     title: str
@@ -115,6 +122,13 @@ class ScrubPanel:
     clouds: Array
     trajectories: Array
     heads: Array
+
+    @classmethod
+    def waiting(cls, title: str, source: str, frames: int) -> ScrubPanel:
+        """The panel of a denoiser not trained yet: its place, with no particles."""
+        return cls(
+            title, source, np.zeros((frames, 0, 2)), np.zeros((0, 0, 2)), np.zeros((frames, 0, 2))
+        )
 
 
 def scrub_figure(
@@ -128,6 +142,7 @@ def scrub_figure(
     play: tuple[str, str] = ("▶", "❚❚"),
     prefix: str = "t = ",
     height: int = 460,
+    note: str = "",
 ) -> go.Figure:
     """Particles from x_T to x_0 beside each other, scrubbed in the browser.
 
@@ -137,10 +152,16 @@ def scrub_figure(
         frame_steps: (F,) the step t of each frame (T … 0).
         start: the frame shown first.
         names: legend names of the data, the particles and the trajectories.
+        note: with it, one text trace a panel after the panels' traces, shown in a panel with
+            no particles (:meth:`ScrubPanel.waiting`).
 
     Traces per panel p (4 each, in order): [4p] data, [4p+1] trajectories (lines),
     [4p+2] particles, [4p+3] trajectory heads. Each frame (named ``str(t)``) replaces the
-    particles and heads of every panel only.
+    particles and heads of every panel only. A panel with no particles has one gap
+    (``[None]``) for each of them, and the note's trace has one where the panel has
+    particles: the figure has the same traces and layout trained or not, so a kept chart
+    moves from one to the other (``ui.live``: Plotly draws a gap as nothing, and moving a
+    trace to it clears its old points).
     """
     F = len(frame_steps)
     if any(len(p.clouds) != F or len(p.heads) != F for p in panels):
@@ -156,7 +177,7 @@ def scrub_figure(
         _square_axes(lay, sfx, domain, radius)
         colour = SOURCE_COLOURS.get(panel.source, BLUE)
         axes = {"xaxis": f"x{sfx}", "yaxis": f"y{sfx}"}
-        tx, ty = _path(panel.trajectories)
+        tx, ty = _path(panel.trajectories) if len(panel.trajectories) else ([None], [None])
         data_traces += [
             {
                 "type": "scatter",
@@ -185,8 +206,8 @@ def scrub_figure(
             },
             {
                 "type": "scatter",
-                "x": _list(panel.clouds[start, :, 0], 2),
-                "y": _list(panel.clouds[start, :, 1], 2),
+                "x": _coords(panel.clouds[start, :, 0]),
+                "y": _coords(panel.clouds[start, :, 1]),
                 "mode": "markers",
                 "name": f"{names[1]} ({panel.title})",
                 "marker": {"color": colour, "size": 5, "opacity": 0.75, "symbol": "circle"},
@@ -195,8 +216,8 @@ def scrub_figure(
             },
             {
                 "type": "scatter",
-                "x": _list(panel.heads[start, :, 0], 2),
-                "y": _list(panel.heads[start, :, 1], 2),
+                "x": _coords(panel.heads[start, :, 0]),
+                "y": _coords(panel.heads[start, :, 1]),
                 "mode": "markers",
                 "showlegend": False,
                 "marker": {
@@ -210,6 +231,24 @@ def scrub_figure(
             },
         ]
         moving += [4 * p + 2, 4 * p + 3]
+    if note:
+        for p, panel in enumerate(panels):
+            sfx = str(p + 1) if p else ""
+            shown = panel.clouds.shape[1] == 0
+            data_traces.append(
+                {
+                    "type": "scatter",
+                    "x": [0.0 if shown else None],
+                    "y": [0.8 * radius if shown else None],
+                    "mode": "text",
+                    "text": [note],
+                    "textfont": {"size": 13, "color": "#444444", "shadow": "auto"},
+                    "showlegend": False,
+                    "hoverinfo": "skip",
+                    "xaxis": f"x{sfx}",
+                    "yaxis": f"y{sfx}",
+                }
+            )
     lay["annotations"] = panel_titles([p.title for p in panels], [d[0] for d in domains])
     lay["margin"] = {"l": 40, "r": 15, "t": 70, "b": 120}
     lay["legend"] = {
@@ -226,13 +265,13 @@ def scrub_figure(
             updates += [
                 {
                     "type": "scatter",
-                    "x": _list(panel.clouds[i, :, 0], 2),
-                    "y": _list(panel.clouds[i, :, 1], 2),
+                    "x": _coords(panel.clouds[i, :, 0]),
+                    "y": _coords(panel.clouds[i, :, 1]),
                 },
                 {
                     "type": "scatter",
-                    "x": _list(panel.heads[i, :, 0], 2),
-                    "y": _list(panel.heads[i, :, 1], 2),
+                    "x": _coords(panel.heads[i, :, 0]),
+                    "y": _coords(panel.heads[i, :, 1]),
                 },
             ]
         frames.append({"name": str(t), "data": updates, "traces": moving})

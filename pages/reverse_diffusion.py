@@ -136,6 +136,10 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
         figs.ScrubPanel(page.tr(f"panel_{k}"), k, r.clouds, r.trajectories, r.heads)
         for k, r in runs.items()
     ]
+    if mix is not None and trained is None:  # the learned panel keeps its place until trained
+        panels.append(
+            figs.ScrubPanel.waiting(page.tr("panel_learned"), "learned", len(first.frame_steps))
+        )
     page.chart(
         figs.scrub_figure(
             panels,
@@ -144,6 +148,7 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
             len(first.frame_steps) - 1,
             names=(page.tr("data_points"), page.tr("particles"), page.tr("paths")),
             prefix="t = ",
+            note=page.tr("learned_waiting") if mix is not None else "",
         ),
         "scrub_chart",
         kept=True,

@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.app.conftest import chart_specs, latex, open_page
+from tests.app.conftest import chart_specs, kept_charts, latex, open_page
 from ui import exercises, i18n
 
 PAGE = "reverse_diffusion.py"
@@ -41,6 +41,29 @@ def test_default_view_samples_with_both_denoisers_and_every_badge_holds():
     assert 0 <= dw <= 0.05
     chart = json.dumps(chart_specs(at)[f"{C}_scrub_chart"])
     assert chart.count('"frames"') == 1 and "exact" in chart and "learned" in chart
+
+
+@pytest.mark.parametrize("control, value", [("balance", "0.7"), ("components", "5")])
+def test_an_untrained_mixture_keeps_the_learned_panel_waiting_and_the_charts_skeleton(
+    control, value
+):
+    """Off the shipped setting the learned panel stays, empty, with a note: the scrub has the
+    same skeleton as with the trained panel, so the browser moves it (``ui.live``); without
+    the waiting panel the skeletons would differ and every step onto or off the default
+    would draw the chart again."""
+    trained = open_page(PAGE)
+    waiting = open_page(PAGE, {f"{C}_{control}": value})
+    ok(waiting)
+    assert waiting.button(key=f"{C}_train") is not None
+    before, after = (kept_charts(at)[f"{C}_scrub_chart"] for at in (trained, waiting))
+    assert after["movable"] and after["skeleton"] == before["skeleton"]
+    traces = after["figure"]["data"]
+    assert [t["x"] for t in traces[5:8]] == [[None]] * 3  # learned paths, particles, heads
+    assert len(traces[2]["x"]) > 0 and None not in traces[2]["x"]  # the exact particles
+    note = i18n.strings("en")["reverse_diffusion.learned_waiting"]
+    assert traces[9]["text"] == [note] and traces[9]["x"] == [0.0]
+    assert traces[8]["x"] == [None] and before["figure"]["data"][9]["x"] == [None]
+    assert ":red-badge[" not in latex(waiting)
 
 
 def test_the_learned_panel_runs_its_shown_particles_with_the_full_runs_noise():

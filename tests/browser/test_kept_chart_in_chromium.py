@@ -158,3 +158,58 @@ def test_a_kept_scrub_moves_to_new_data_in_place_and_keeps_the_students_frame(pa
     assert twenty["heldNames"] == twenty["names"]
     assert _same(twenty["particles"], twenty["sent"][twenty["frame"]])
     screenshot(page, "kept_scrub_fewer_steps")
+
+
+# What the plot shows of the learned panel (its subplot x2y2): particle markers, the paths'
+# line and the note's text, and whether the plot is the node marked before the steps.
+LEARNED_JS = """(sel) => {
+  const gd = document.querySelector(sel);
+  const live = gd.closest('.adlab-live').live;
+  const layer = gd.querySelector('.subplot.x2y2 .scatterlayer');
+  const traces = Array.from(layer.querySelectorAll('.trace'));
+  return {
+    marked: gd.__marked === true, by: live.drawnBy, digest: live.digest,
+    markers: traces.map((t) => t.querySelectorAll('.point').length),
+    line: traces.some((t) => (t.querySelector('.js-line')?.getAttribute('d') ?? '') !== ''),
+    note: Array.from(layer.querySelectorAll('.textpoint')).map((t) => t.textContent).join(''),
+  };
+}"""
+
+
+def test_the_learned_panel_waits_in_place_off_the_trained_setting(page: Page, server):
+    """Balance 0.6 has the shipped network, 0.7 none: the step there moves the chart (no
+    redraw), the learned panel's particles and paths vanish and its note appears; the step
+    back moves them in again and the note goes."""
+    page.goto(f"{server.url}/reverse_diffusion")
+    wait_for_app(page)
+    page.wait_for_selector(f"{SCRUB} .main-svg")
+    first = page.evaluate(LEARNED_JS, SCRUB)
+    data, particles = first["markers"][0], first["markers"][2]
+    assert first["line"] and particles > 0 and first["note"] == ""
+    page.evaluate("(sel) => { document.querySelector(sel).__marked = true; }", SCRUB)
+
+    page.locator(".st-key-reverse_diffusion_balance input").first.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "([sel, d]) => document.querySelector(sel).closest('.adlab-live').live.digest !== d",
+        arg=[SCRUB, first["digest"]],
+    )
+    wait_for_app(page)
+    page.wait_for_timeout(300)  # a moved trace is drawn in the next animation frame
+    waiting = page.evaluate(LEARNED_JS, SCRUB)
+    assert waiting["marked"] and waiting["by"] == "move-new"
+    assert waiting["markers"][0] == data and sum(waiting["markers"][1:]) == 0
+    assert not waiting["line"] and "Train the network now" in waiting["note"]
+    expect(page.locator(".st-key-reverse_diffusion_train button")).to_be_visible()
+    screenshot(page, "kept_scrub_learned_waiting")
+
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(
+        "([sel, d]) => document.querySelector(sel).closest('.adlab-live').live.digest !== d",
+        arg=[SCRUB, waiting["digest"]],
+    )
+    wait_for_app(page)
+    page.wait_for_timeout(300)
+    back = page.evaluate(LEARNED_JS, SCRUB)
+    assert back["marked"] and back["by"] == "move-new"
+    assert back["markers"][2] == particles and back["line"] and back["note"] == ""

@@ -42,6 +42,33 @@ def test_scrub_figure_has_four_traces_a_panel_and_one_frame_a_step(sources):
     assert steps_shown == [str(t) for t in steps] and fig.layout.sliders[0].active == 2
 
 
+def test_a_waiting_panel_has_gaps_where_a_trained_one_has_points_and_shows_the_note():
+    """Trained or waiting, the figure has the same traces (a kept chart moves between them):
+    the waiting panel's particles, heads and paths are one gap each, its note is shown, and
+    the trained panel's note is a gap."""
+    trained = panel("exact")
+    waiting = figs.ScrubPanel.waiting("learned", "learned", F)
+    data, steps = rng.standard_normal((40, 2)), [1000, 700, 300, 50, 0]
+    names = ("data", "particles", "paths")
+    fig = figs.scrub_figure([trained, waiting], data, steps, 2, names=names, note="train it")
+    both = figs.scrub_figure([trained, panel("learned")], data, steps, 2, names=names, note="x")
+    assert_valid_plotly(fig)
+    assert len(fig.data) == len(both.data) == 10
+    assert [t.type for t in fig.data] == [t.type for t in both.data]
+    for i in (5, 6, 7):  # the waiting panel's paths, particles and heads
+        assert list(fig.data[i].x) == list(fig.data[i].y) == [None]
+        assert None not in both.data[i].y[:2]
+    assert np.allclose(fig.data[4].x, np.round(data[:, 0], 2))  # its data points stay
+    note_trained, note_waiting = fig.data[8], fig.data[9]
+    assert note_waiting.mode == "text" and list(note_waiting.text) == ["train it"]
+    assert note_waiting.x[0] == 0 and note_waiting.xaxis == "x2"
+    assert list(note_trained.x) == [None] and list(both.data[9].x) == [None]
+    assert all(list(f.data[2].x) == [None] and list(f.data[3].x) == [None] for f in fig.frames)
+    assert np.allclose(fig.frames[4].data[0].x, np.round(trained.clouds[4, :, 0], 2))
+    plain = figs.scrub_figure([trained, waiting], data, steps, 2, names=names)
+    assert len(plain.data) == 8  # no note, no note traces
+
+
 def test_scrub_figure_refuses_panels_with_other_frame_counts():
     bad = figs.ScrubPanel(
         "x", "exact", np.zeros((F + 1, N, 2)), np.zeros((M, K, 2)), np.zeros((F, M, 2))
