@@ -33,11 +33,26 @@ def single_threaded_torch() -> None:
 
 @cache
 def freeze_import_heap() -> int:
-    """Collect once, then freeze everything alive now (the imported libraries).
+    """Import what loads lazily (:func:`import_lazy_modules`), collect once, then freeze
+    everything alive now (the imported libraries).
 
-    Runs once per process (``functools.cache``); returns the number of frozen objects.
+    Runs once per process (``functools.cache``), in the first page view's script run, before
+    the warm-up's thread starts; returns the number of frozen objects.
     """
+    import_lazy_modules()
     return freeze_heap()
+
+
+def import_lazy_modules() -> None:
+    """Import pandas now, whole, in one thread.
+
+    Streamlit and Plotly import it on first use. Plotly's validators then look it up in
+    ``sys.modules`` without importing it, on every list they coerce; while another thread
+    (the warm-up, or another session) was still importing it, a page building a figure read
+    the half-initialised module and failed ("partially initialized module 'pandas' has no
+    attribute 'Series'"): seen on the reverse-diffusion field, one fresh server in three.
+    """
+    import pandas  # noqa: F401
 
 
 def freeze_heap() -> int:
