@@ -22,6 +22,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
+from core import contours
 from figures.style import (
     BLUE,
     GREY,
@@ -36,11 +37,48 @@ from figures.style import (
 
 Array = NDArray[np.float64]
 SOURCE_COLOURS = {"exact": BLUE, "learned": ORANGE}
+# the field's contours of log q(x_t): this far below its highest value, light to dark
+# (#C7D9EE to #08306B in sixths: the highest value itself, 0 below, is a point, not drawn)
+CONTOUR_DROPS = (6.0, 5.0, 4.0, 3.0, 2.0, 1.0)
+CONTOUR_COLOURS = ("#C7D9EE", "#A7BDD8", "#87A1C2", "#6884AC", "#486897", "#284C81")
 TRAJECTORY_COLOURS = (VERMILLION, "#009E73", "#CC79A7", "#56B4E9", "#6A3D9A", "#B15928")
 
 
 def _list(x: Any, digits: int = 3) -> list:
     return np.round(np.asarray(x, dtype=float), digits).tolist()
+
+
+def _notes(note: str, shown: Sequence[bool], radius: float) -> list[dict[str, Any]]:
+    """One text trace a panel: ``note`` near the top of a panel where ``shown``, else one
+    gap (the traces are there either way, so the figure's skeleton does not change)."""
+    return [
+        {
+            "type": "scatter",
+            "x": [0.0 if on else None],
+            "y": [0.8 * radius if on else None],
+            "mode": "text",
+            "text": [note],
+            "textfont": {"size": 13, "color": "#444444", "shadow": "auto"},
+            "showlegend": False,
+            "hoverinfo": "skip",
+            "xaxis": f"x{p + 1}" if p else "x",
+            "yaxis": f"y{p + 1}" if p else "y",
+        }
+        for p, on in enumerate(shown)
+    ]
+
+
+def _path_of(lines: Sequence[Array]) -> tuple[list, list]:
+    """Polylines of different lengths as one trace's x and y (None between them, 2
+    decimals: under a pixel on the panels); no line at all is one gap, so that the trace is
+    never empty."""
+    if not lines:
+        return [None], [None]
+    out: tuple[list, list] = ([], [])
+    for line in lines:
+        for axis in (0, 1):
+            out[axis].extend(np.round(line[:, axis], 2).tolist() + [None])
+    return out
 
 
 def _coords(x: Array) -> list:
@@ -232,23 +270,7 @@ def scrub_figure(
         ]
         moving += [4 * p + 2, 4 * p + 3]
     if note:
-        for p, panel in enumerate(panels):
-            sfx = str(p + 1) if p else ""
-            shown = panel.clouds.shape[1] == 0
-            data_traces.append(
-                {
-                    "type": "scatter",
-                    "x": [0.0 if shown else None],
-                    "y": [0.8 * radius if shown else None],
-                    "mode": "text",
-                    "text": [note],
-                    "textfont": {"size": 13, "color": "#444444", "shadow": "auto"},
-                    "showlegend": False,
-                    "hoverinfo": "skip",
-                    "xaxis": f"x{sfx}",
-                    "yaxis": f"y{sfx}",
-                }
-            )
+        data_traces += _notes(note, [p.clouds.shape[1] == 0 for p in panels], radius)
     lay["annotations"] = panel_titles([p.title for p in panels], [d[0] for d in domains])
     lay["margin"] = {"l": 40, "r": 15, "t": 70, "b": 120}
     lay["legend"] = {
@@ -295,6 +317,11 @@ class FieldPanel:
     starts: Array
     arrows: Array
 
+    @classmethod
+    def waiting(cls, title: str, source: str) -> FieldPanel:
+        """The panel of a denoiser not trained yet: its place, with no arrows."""
+        return cls(title, source, np.zeros((0, 2)), np.zeros((0, 2)))
+
 
 def field_figure(
     panels: Sequence[FieldPanel],
@@ -305,6 +332,7 @@ def field_figure(
     radius: float = 3.0,
     height: int = 420,
     head: float = 0.09,
+    note: str = "",
 ) -> go.Figure:
     """The denoising direction −ε̂(x, t) on a grid, over samples of q(x_t).
 
@@ -314,14 +342,27 @@ def field_figure(
         density: (xs (a,), ys (b,), log q (b, a)) of the exact q(x_t), or ``None``.
         names: legend names of the samples, the arrows and the contours.
         head: an arrow head's length in data units (at most half its arrow's).
+        note: with it, one text trace a panel after the panels' traces, shown in a panel with
+            no arrows (:meth:`FieldPanel.waiting`, whose arrows are one gap).
 
     Traces per panel p: samples, the arrows' shafts, their heads (filled triangles, one
-    path), and with a density, the contours last. The layout does not depend on t (only
-    trace data changes).
+    path), and with a density, its contours last: one line trace a level, at
+    ``CONTOUR_DROPS`` below log q's highest value on the grid, traced here
+    (:func:`core.contours.level_lines`), a level with no line one gap (``[None]``). Only
+    scatter traces on fixed axes, whose number and layout do not depend on t: a kept chart
+    moves from one t to the next (``ui.live``) where a contour trace would be drawn again.
+    With ``note``, the note's traces follow every panel's.
     """
     lay = layout(title="", x="", y="", height=height)
     del lay["xaxis"], lay["yaxis"]
     domains = _domains(len(panels))
+    level_lines = []
+    if density is not None:  # the same lines in every panel
+        gx, gy, log_q = density
+        top = float(np.max(log_q))
+        for drop in CONTOUR_DROPS:
+            lines = contours.level_lines(gx, gy, log_q, top - drop)
+            level_lines.append(_path_of(lines))
     traces: list[dict[str, Any]] = []
     for p, (panel, domain) in enumerate(zip(panels, domains, strict=True)):
         sfx = str(p + 1) if p else ""
@@ -329,8 +370,8 @@ def field_figure(
         axes = {"xaxis": f"x{sfx}", "yaxis": f"y{sfx}"}
         colour = SOURCE_COLOURS.get(panel.source, BLUE)
         ends = panel.starts + panel.arrows
-        shafts = _path(np.stack([panel.starts, ends], axis=1))
-        heads = _path(_arrow_heads(panel.starts, ends, head))
+        shafts = _path(np.stack([panel.starts, ends], axis=1)) if len(ends) else ([None],) * 2
+        heads = _path(_arrow_heads(panel.starts, ends, head)) if len(ends) else ([None],) * 2
         group = f"arrows{p}"
         traces += [
             {
@@ -371,28 +412,23 @@ def field_figure(
             },
         ]
         if density is not None:
-            gx, gy, log_q = density
-            traces.append(
-                {
-                    "type": "contour",
-                    "x": _list(gx),
-                    "y": _list(gy),
-                    "z": _list(log_q, 2),
-                    "contours": {
-                        "coloring": "lines",
-                        "start": float(np.max(log_q)) - 6.0,
-                        "end": float(np.max(log_q)),
-                        "size": 1.0,
-                    },
-                    "line": {"width": 1},
-                    "colorscale": [[0, "#C7D9EE"], [1, "#08306B"]],
-                    "showscale": False,
-                    "name": names[2],
-                    "showlegend": p == 0,
-                    "hoverinfo": "skip",
-                    **axes,
-                }
-            )
+            for k, line in enumerate(level_lines):
+                traces.append(
+                    {
+                        "type": "scatter",
+                        "x": line[0],
+                        "y": line[1],
+                        "mode": "lines",
+                        "name": names[2],
+                        "legendgroup": "contours",
+                        "showlegend": p == 0 and k == len(level_lines) - 1,
+                        "line": {"color": CONTOUR_COLOURS[k], "width": 1, "dash": "solid"},
+                        "hoverinfo": "skip",
+                        **axes,
+                    }
+                )
+    if note:
+        traces += _notes(note, [len(p.arrows) == 0 for p in panels], radius)
     lay["annotations"] = panel_titles([p.title for p in panels], [d[0] for d in domains])
     lay["margin"] = {"l": 40, "r": 15, "t": 70, "b": 30}
     lay["legend"] = {

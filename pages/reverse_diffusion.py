@@ -235,15 +235,19 @@ def field_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
         density = (gx, gy, log_q.reshape(DENSITY_POINTS, DENSITY_POINTS))
     scale = ARROW / max([float(np.linalg.norm(e, axis=1).max()) for e in eps.values()] + [1e-12])
     panels = [figs.FieldPanel(page.tr(f"panel_{k}"), k, starts, -scale * e) for k, e in eps.items()]
+    if mix is not None and trained is None:  # the learned panel keeps its place until trained
+        panels.append(figs.FieldPanel.waiting(page.tr("panel_learned"), "learned"))
     page.chart(
         figs.field_figure(
             panels,
             noisy,
             density,
             names=(page.tr("noisy"), page.tr("arrows"), page.tr("contours")),
+            note=page.tr("field_waiting") if mix is not None else "",
         ),
         "field_chart",
         kept=True,
+        move=True,
     )
     x = noisy[:1]
     e = cr.eps_model(spec, sources[0], trained)(x, t)

@@ -66,6 +66,38 @@ def test_an_untrained_mixture_keeps_the_learned_panel_waiting_and_the_charts_ske
     assert ":red-badge[" not in latex(waiting)
 
 
+def test_the_field_keeps_its_skeleton_over_t_and_off_the_trained_setting():
+    """The field's contours are line traces (not a contour trace) and the untrained learned
+    panel waits in place: t and the data settings change only coordinates, so the browser
+    moves the chart (``ui.live``). The contours are log q(x_t)'s at each t: its value on
+    every drawn point is the level, to the 61² grid's interpolation error."""
+    from core import denoiser as dn
+    from core import reverse as rv
+    from figures import reverse as rf
+
+    field = {f"{C}_view": "field"}
+    charts = {}
+    for extra in ({}, {f"{C}_t": "500"}, {f"{C}_t": "20"}, {f"{C}_balance": "0.7"}):
+        at = open_page(PAGE, field | extra)
+        ok(at)
+        charts[tuple(extra.values())] = kept_charts(at)[f"{C}_field_chart"]
+    skeletons = {c["skeleton"] for c in charts.values()}
+    assert len(skeletons) == 1 and all(c["movable"] for c in charts.values())
+    assert all(t["type"] == "scatter" for c in charts.values() for t in c["figure"]["data"])
+    mix, s = dn.TrainSpec().data.mixture(), dn.TrainSpec().schedule()
+    data = charts[("20",)]["figure"]["data"]
+    _, _, pts = rv.grid(-3.0, 3.0, 61)
+    top = float(rv.gmm_log_density(pts, 20, s, mix.means, mix.stds, mix.weights).max())
+    for drop, trace in zip(rf.CONTOUR_DROPS, data[3:], strict=False):
+        xy = np.array([p for p in zip(trace["x"], trace["y"], strict=True) if p[0] is not None])
+        log_q = rv.gmm_log_density(xy, 20, s, mix.means, mix.stds, mix.weights)
+        assert np.all(np.abs(log_q - (top - drop)) < 0.3)
+    waiting = charts[("0.7",)]["figure"]["data"]
+    note = i18n.strings("en")["reverse_diffusion.field_waiting"]
+    assert waiting[-1]["text"] == [note] and waiting[-1]["x"] == [0.0]
+    assert charts[()]["figure"]["data"][-1]["x"] == [None]
+
+
 def test_the_learned_panel_runs_its_shown_particles_with_the_full_runs_noise():
     """The learned run samples only the N_SHOWN drawn particles: each must follow the path it
     has in a run of all N_PARTICLES (same start, same noise at every step of DDIM with η=1)."""

@@ -213,3 +213,43 @@ def test_the_learned_panel_waits_in_place_off_the_trained_setting(page: Page, se
     back = page.evaluate(LEARNED_JS, SCRUB)
     assert back["marked"] and back["by"] == "move-new"
     assert back["markers"][2] == particles and back["line"] and back["note"] == ""
+
+
+FIELD = ".st-key-reverse_diffusion_field_chart .js-plotly-plot"
+# The field: how it was drawn, whether it is the node marked before the step, and the path
+# Plotly draws for each trace of the first panel (arrows, heads, contour lines).
+FIELD_JS = """(sel) => {
+  const gd = document.querySelector(sel);
+  const live = gd.closest('.adlab-live').live;
+  const traces = Array.from(gd.querySelectorAll('.subplot.xy .scatterlayer .trace'));
+  const path = (t, cls) => t.querySelector(cls)?.getAttribute('d') ?? '';
+  return {
+    marked: gd.__marked === true, by: live.drawnBy, digest: live.digest,
+    lines: traces.map((t) => path(t, '.js-line')), fills: traces.map((t) => path(t, '.js-fill')),
+  };
+}"""
+
+
+def test_the_field_moves_its_arrows_and_contours_to_a_new_t(page: Page, server):
+    """t changes the arrows, their heads and q(x_t)'s contours, all line traces on fixed
+    axes: the chart keeps its plot and moves them (no redraw), and what it draws changes."""
+    page.goto(f"{server.url}/reverse_diffusion?reverse_diffusion_view=field")
+    wait_for_app(page)
+    page.wait_for_selector(f"{FIELD} .main-svg")
+    before = page.evaluate(FIELD_JS, FIELD)
+    assert before["by"] == "new" and sum(bool(d) for d in before["lines"]) >= 4
+    page.evaluate("(sel) => { document.querySelector(sel).__marked = true; }", FIELD)
+    page.locator(".st-key-reverse_diffusion_t input").first.focus()
+    page.keyboard.press("PageUp")
+    page.wait_for_function(
+        "([sel, d]) => document.querySelector(sel).closest('.adlab-live').live.digest !== d",
+        arg=[FIELD, before["digest"]],
+    )
+    wait_for_app(page)
+    page.wait_for_timeout(300)  # a moved trace is drawn in the next animation frame
+    after = page.evaluate(FIELD_JS, FIELD)
+    assert after["marked"] and after["by"] == "move-new"
+    changed = [a != b for a, b in zip(after["lines"], before["lines"], strict=True)]
+    assert changed[1] and all(changed[3:-1])  # the shafts and every contour level moved
+    assert after["fills"][2] != before["fills"][2]  # and the heads
+    screenshot(page, "kept_field_moved")

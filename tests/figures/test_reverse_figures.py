@@ -92,7 +92,7 @@ def test_field_figure_draws_one_arrow_per_grid_point(with_density):
         panels, rng.standard_normal((20, 2)), density, names=("q(x_t)", "−ε̂", "log q")
     )
     assert_valid_plotly(fig)
-    per_panel = 4 if with_density else 3
+    per_panel = 3 + len(figs.CONTOUR_DROPS) if with_density else 3
     assert len(fig.data) == 2 * per_panel
     for p, panel in enumerate(panels):
         shafts, heads = fig.data[p * per_panel + 1], fig.data[p * per_panel + 2]
@@ -110,8 +110,51 @@ def test_field_figure_draws_one_arrow_per_grid_point(with_density):
         assert np.allclose(cross, 0, atol=1e-3) and np.all(np.sum(back * panel.arrows, 1) > 0)
         length = np.linalg.norm(back, axis=1)
         assert np.all(length <= 0.5 * np.linalg.norm(panel.arrows, axis=1) + 1e-3)
-    if with_density:
-        assert fig.data[3].type == "contour"
+    if with_density:  # one line trace a level, the same in both panels, on the level
+        lines = fig.data[3:per_panel]
+        assert [t.type for t in lines] == ["scatter"] * len(figs.CONTOUR_DROPS)
+        assert [t.line.color for t in lines] == list(figs.CONTOUR_COLOURS)
+        assert [t.x for t in lines] == [t.x for t in fig.data[per_panel + 3 :]]
+        top = float(density[2].max())
+        for drop, trace in zip(figs.CONTOUR_DROPS, lines, strict=True):
+            xy = np.array([p for p in zip(trace.x, trace.y, strict=True) if p[0] is not None])
+            if len(xy):  # −x² − y² = top − drop, to the grid's interpolation error
+                assert np.allclose(-(xy**2).sum(axis=1), top - drop, atol=0.35)
+            else:
+                assert list(trace.x) == [None]
+        assert sum(t.showlegend is not False for t in fig.data if t.legendgroup == "contours") == 1
+
+
+def test_a_waiting_field_panel_has_gaps_and_the_note_and_the_same_traces_as_a_trained_one():
+    G = 9
+    starts = rng.standard_normal((G, 2))
+    axis = np.linspace(-3, 3, 7)
+    density = (axis, axis, -np.add.outer(axis**2, axis**2))
+    exact = figs.FieldPanel("exact", "exact", starts, 0.1 * starts)
+    names = ("q(x_t)", "−ε̂", "log q")
+    noisy = rng.standard_normal((20, 2))
+    waiting = figs.field_figure(
+        [exact, figs.FieldPanel.waiting("learned", "learned")],
+        noisy,
+        density,
+        names=names,
+        note="train it",
+    )
+    trained = figs.field_figure(
+        [exact, figs.FieldPanel("learned", "learned", starts, -0.1 * starts)],
+        noisy,
+        density,
+        names=names,
+        note="train it",
+    )
+    assert_valid_plotly(waiting)
+    per_panel = 3 + len(figs.CONTOUR_DROPS)
+    assert len(waiting.data) == len(trained.data) == 2 * per_panel + 2
+    second = waiting.data[per_panel : 2 * per_panel]
+    assert list(second[1].x) == list(second[2].y) == [None]  # no shafts, no heads
+    assert second[3].x == waiting.data[3].x  # its contours stay
+    assert list(waiting.data[-1].text) == ["train it"] and waiting.data[-1].x[0] == 0
+    assert list(waiting.data[-2].x) == list(trained.data[-1].x) == [None]
 
 
 def test_an_arrow_of_length_zero_gets_a_head_of_size_zero():
