@@ -18,6 +18,7 @@ from core import toydata
 from figures import reverse as figs
 from ui import cache_reverse as cr
 from ui import exercises, kit, perf, prefetch, tex
+from ui.i18n import t_tex
 
 DATA = ("mixture", "moons", "swiss_roll", "circle")
 GRID = np.linspace(-2.4, 2.4, 17)  # where the field's arrows start
@@ -76,6 +77,13 @@ def learned(spec: dn.TrainSpec, offer: bool = True) -> dn.Trained | None:
     """The trained ε_θ of ``spec`` if cached or shipped; else (``offer``) a button to train it."""
     hit = cr.cached_denoiser(spec)
     return hit if hit is not None or not offer else cr.offer_training(spec, page.tr, loss_chart)
+
+
+def who(source: str) -> str:
+    """The denoiser a formula's numbers come from, in TeX: its words in ``\\text``, its
+    symbol (ε*, ε_θ) in math (KaTeX has no ε in text mode)."""
+    symbol = "\\varepsilon^*" if source == "exact" else "\\varepsilon_\\theta"
+    return t_tex(f"reverse_diffusion.who_{source}", eps=symbol)
 
 
 def loss_chart(losses: np.ndarray) -> figs.go.Figure:
@@ -169,7 +177,7 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
         x0=tex.vec(n.x0[0], 2),
         x_prev=tex.vec(x_prev),
         sigma=f"{n.sigma:.4f}",
-        who=page.tr(f"panel_{source}"),
+        who=who(source),
     )
     checks = []
     if sampler == "ddpm":
@@ -276,7 +284,7 @@ def field_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
         eps=tex.vec(e[0]),
         x0=tex.vec(x0[0], 2),
         score=tex.vec(score[0], 2),
-        who=page.tr(f"panel_{sources[0]}"),
+        who=who(sources[0]),
     )
 
 
@@ -342,7 +350,7 @@ def quality() -> None:
     i10 = cr.QUALITY_STEPS.index(10)
     page.formula(
         "quality",
-        who=page.tr(f"panel_{k}"),
+        who=who(k),
         eta0=f"{d['ddim_eta0'][i10]:.4f}",
         eta1=f"{d['ddim_eta1'][i10]:.4f}",
         one=f"{d['ddim_eta0'][0]:.3f}",
