@@ -19,7 +19,7 @@ perf.freeze_import_heap()
 pages = nav.pages()
 page = st.navigation(pages, position="hidden")  # drawn by nav.sidebar_links (accessible markup)
 with st.sidebar:
-    nav.sidebar_links(pages)
+    links = st.container()  # filled after the page: its ~30 links are not sent before it
     state.selectbox(
         t("app.language"),
         "lang",
@@ -32,7 +32,11 @@ with st.sidebar:
 a11y.page_basics(current_lang(), t("kit.chart_data_hint"))
 if kit.presenting():
     presenter.style()
-page.run()
+try:
+    page.run()
+finally:  # a page that fails still gets the links
+    with links:
+        nav.sidebar_links(pages)
 with st.sidebar:
     presenter.share_link(page.url_path or None)
 state.flush()

@@ -28,6 +28,11 @@ def test_home_lists_the_concepts_and_links_to_ready_pages(page, server):
     sidebar = page.locator(".st-key-nav")
     for section in ("Foundations",):
         expect(sidebar).to_contain_text(section)
+    # app.py draws the links after the page, into a place kept at the sidebar's top: above
+    # the language and presenter controls, every page listed
+    links, language = sidebar.bounding_box(), page.locator(".st-key-lang").bounding_box()
+    assert links and language and links["y"] + links["height"] <= language["y"]
+    expect(sidebar.get_by_role("link")).to_have_count(len(CONCEPTS) + 1)
     screenshot(page, "home")
     page.get_by_role("link", name="Open").first.click()
     # the click navigates inside the app: wait for the address, not only for a quiet app
