@@ -115,13 +115,15 @@ def _domains(n: int, gap: float = 0.06) -> list[tuple[float, float]]:
 
 
 def _path(points: Array) -> tuple[list, list]:
-    """Several polylines (m, k, 2) as one trace's x and y, None between them."""
+    """Several polylines (m, k, 2) as one trace's x and y, None between them; none at all
+    (m = 0) as one gap, so that the trace is never empty (a kept chart moves it)."""
     m, k, _ = points.shape
+    if not m:
+        return [None], [None]
     out = []
     for axis in (0, 1):
         cells = np.full((m, k + 1), None, dtype=object)
-        if m:
-            cells[:, :k] = np.round(points[..., axis].astype(float), 3).tolist()
+        cells[:, :k] = np.round(points[..., axis].astype(float), 3).tolist()
         out.append(cells.ravel().tolist())
     return out[0], out[1]
 
@@ -215,7 +217,7 @@ def scrub_figure(
         _square_axes(lay, sfx, domain, radius)
         colour = SOURCE_COLOURS.get(panel.source, BLUE)
         axes = {"xaxis": f"x{sfx}", "yaxis": f"y{sfx}"}
-        tx, ty = _path(panel.trajectories) if len(panel.trajectories) else ([None], [None])
+        tx, ty = _path(panel.trajectories)
         data_traces += [
             {
                 "type": "scatter",
@@ -370,8 +372,8 @@ def field_figure(
         axes = {"xaxis": f"x{sfx}", "yaxis": f"y{sfx}"}
         colour = SOURCE_COLOURS.get(panel.source, BLUE)
         ends = panel.starts + panel.arrows
-        shafts = _path(np.stack([panel.starts, ends], axis=1)) if len(ends) else ([None],) * 2
-        heads = _path(_arrow_heads(panel.starts, ends, head)) if len(ends) else ([None],) * 2
+        shafts = _path(np.stack([panel.starts, ends], axis=1))
+        heads = _path(_arrow_heads(panel.starts, ends, head))
         group = f"arrows{p}"
         traces += [
             {
