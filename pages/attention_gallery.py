@@ -35,18 +35,7 @@ page = kit.Page(
 )
 
 
-KNOB_WIDGETS = {  # name: (kind, options or range, default)
-    "width": ("select", (1, 2, 4, 8, 16, 32, 64), 8),
-    "dilation": ("slider", (1, 4), 2),
-    "n_global": ("slider", (0, 4), 2),
-    "per_row": ("slider", (0, 8), 4),
-    "window": ("select", cache.TIMED_KNOBS["window"], 4),
-    "shift": ("toggle", (), True),
-    "ratio": ("select", cache.TIMED_KNOBS["ratio"], 2),
-    "buckets": ("select", (1, 2, 4, 8, 16, 32), 8),
-    "rounds": ("slider", (1, 4), 2),
-    "clusters": ("slider", (1, 16), 4),
-}
+KNOB_WIDGETS = cache.KNOB_WIDGETS  # name: (kind, options or range, default)
 
 
 def shared_controls(
@@ -62,9 +51,9 @@ def shared_controls(
     if with_input:
         cols = st.columns(3)
         with cols[0]:
-            side = page.select_slider("side", SIDES, 16)
+            side = page.select_slider("side", SIDES, cache.DEFAULT_SIDE)
         with cols[1]:
-            sharpness = page.select_slider("sharpness", SHARPNESS, 2.0)
+            sharpness = page.select_slider("sharpness", SHARPNESS, cache.DEFAULT_SHARPNESS)
         with cols[2]:
             seed = page.seed()
     shown = [k for k in KNOB_WIDGETS if any(k in g.KNOBS[m] for m in methods)]

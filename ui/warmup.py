@@ -2,8 +2,9 @@
 
 A few pages show, at their default settings, results that take seconds to compute: reverse
 diffusion's samplers (DDPM's 1000 steps) and quality curves, SimCLR's and the backprop page's
-default training runs, the attention gallery's timings (every option of its time view), and
-the forward-diffusion scrub's images of every sample image. The Vision Transformer's two
+default training runs, the attention gallery's timings (every option of its time view) and
+scores (every option of the compare view's knobs), and the forward-diffusion scrub's images
+of every sample image. The Vision Transformer's two
 views at every patch size are shorter (0.13–0.15 s at P = 4) but sit on its P slider.
 Computed inside a student's step, they made the first visit of those views, and the first
 click of the sampler, wait 0.5–2.4 s. :func:`start` computes them in
@@ -47,6 +48,7 @@ def tasks() -> list[tuple[str, Callable[[], None]]]:
         ("simclr", cache_simclr.warm_default),
         ("backprop_by_hand", cache_backprop.warm_default),
         ("attention_gallery", cache_gallery.warm_timings),
+        ("attention_gallery_compare", cache_gallery.warm_scores),
         ("forward_diffusion", cache_forward.warm_defaults),
         ("vision_transformer", cache_vit.warm_defaults),
     ]

@@ -30,6 +30,7 @@ def test_the_warm_up_computes_what_the_default_views_then_find_in_the_cache():
         "simclr",
         "backprop_by_hand",
         "attention_gallery",
+        "attention_gallery_compare",
         "forward_diffusion",
         "vision_transformer",
     }
@@ -42,6 +43,7 @@ def test_the_warm_up_computes_what_the_default_views_then_find_in_the_cache():
         "cache_simclr.default_run",
         "cache_backprop.default_runs",
         "cache_gallery.timing_at",
+        "cache_gallery._score",
         "cache_forward.scrub_images",
         "cache_vit.patches",
         "cache_vit.attention",
@@ -83,6 +85,18 @@ def test_the_warm_up_computes_what_the_default_views_then_find_in_the_cache():
         assert at.select_slider(key="attention_gallery_ratio").value == int(
             query.get("attention_gallery_ratio", 2)
         )
+    # the gallery's compare view at other options of its knobs: one knob of a method with
+    # many combinations (BigBird), several of one with few (Reformer, dilated, Swin)
+    for query in (
+        {"attention_gallery_clusters": "16"},
+        {"attention_gallery_clusters": "1", "attention_gallery_buckets": "32"},
+        {"attention_gallery_buckets": "2", "attention_gallery_rounds": "4"},
+        {"attention_gallery_width": "64", "attention_gallery_dilation": "4"},
+        {"attention_gallery_per_row": "0"},
+        {"attention_gallery_window": "8", "attention_gallery_shift": "0"},
+    ):
+        at = open_page("attention_gallery.py", {"attention_gallery_view": "compare", **query})
+        assert not at.exception and not at.error, query
     for name in ("sunset", "shapes", "checker", "scene"):  # every sample image's scrub
         at = open_page("forward_diffusion.py", {"forward_diffusion_image": name})
         assert not at.exception and not at.error, name
