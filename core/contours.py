@@ -20,22 +20,11 @@ from numpy.typing import NDArray
 Array = NDArray[np.float64]
 
 # The cut of a cell by its case (bit 0: bottom-left corner above the level, 1: bottom-right,
-# 2: top-right, 3: top-left): pairs of edges (0 bottom, 1 right, 2 top, 3 left). The saddles
-# 5 and 10 have two cuts each way: the first when the cell's mean is above the level.
-_CUTS: dict[int, tuple[tuple[int, int], ...]] = {
-    1: ((3, 0),),
-    2: ((0, 1),),
-    3: ((3, 1),),
-    4: ((1, 2),),
-    6: ((0, 2),),
-    7: ((3, 2),),
-    8: ((2, 3),),
-    9: ((0, 2),),
-    11: ((1, 2),),
-    12: ((3, 1),),
-    13: ((0, 1),),
-    14: ((3, 0),),
-}
+# 2: top-right, 3: top-left): a pair of edges (0 bottom, 1 right, 2 top, 3 left). A case and
+# its complement (the corners above and below swapped) are cut alike. The saddles 5 and 10
+# have two cuts each way: the first when the cell's mean is above the level.
+_ONE_CUT = {1: (3, 0), 2: (0, 1), 3: (3, 1), 4: (1, 2), 6: (0, 2), 7: (3, 2)}
+_CUTS: dict[int, tuple[int, int]] = _ONE_CUT | {15 - c: cut for c, cut in _ONE_CUT.items()}
 _SADDLES: dict[int, tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]] = {
     5: (((0, 1), (2, 3)), ((3, 0), (1, 2))),  # mean above: cut off the two corners below
     10: (((3, 0), (1, 2)), ((0, 1), (2, 3))),
@@ -74,7 +63,7 @@ def level_lines(xs: Sequence[float], ys: Sequence[float], z: Array, level: float
     case = (
         above[:-1, :-1] * 1 + above[:-1, 1:] * 2 + above[1:, 1:] * 4 + above[1:, :-1] * 8
     ).astype(int)
-    pairs = [edges[case == c][:, list(cut)] for c, cuts in _CUTS.items() for cut in cuts]
+    pairs = [edges[case == c][:, list(cut)] for c, cut in _CUTS.items()]
     for c, (high, low) in _SADDLES.items():
         cells = case == c
         mean = (z[:-1, :-1] + z[:-1, 1:] + z[1:, 1:] + z[1:, :-1])[cells] / 4

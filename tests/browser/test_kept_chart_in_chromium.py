@@ -86,16 +86,22 @@ def _scrub(page: Page) -> dict:
     return page.evaluate(SCRUB_JS, SCRUB)
 
 
-def _step(page: Page, control: str, key: str, before: dict) -> dict:
+def _press(page: Page, chart: str, control: str, key: str, digest: str) -> None:
+    """Press ``key`` on the reverse page's ``control``; return once ``chart`` has drawn a
+    new payload (its digest differs) and the moved traces' animation frame has passed."""
     page.locator(f".st-key-reverse_diffusion_{control} input").first.focus()
     page.keyboard.press(key)
     page.wait_for_function(
         "([sel, digest]) => document.querySelector(sel)"
         ".closest('.adlab-live').live.digest !== digest",
-        arg=[SCRUB, before["digest"]],
+        arg=[chart, digest],
     )
     wait_for_app(page)
     page.wait_for_timeout(300)  # a moved trace is drawn in the next animation frame
+
+
+def _step(page: Page, control: str, key: str, before: dict) -> dict:
+    _press(page, SCRUB, control, key, before["digest"])
     return _scrub(page)
 
 
@@ -188,14 +194,7 @@ def test_the_learned_panel_waits_in_place_off_the_trained_setting(page: Page, se
     assert first["line"] and particles > 0 and first["note"] == ""
     page.evaluate("(sel) => { document.querySelector(sel).__marked = true; }", SCRUB)
 
-    page.locator(".st-key-reverse_diffusion_balance input").first.focus()
-    page.keyboard.press("ArrowRight")
-    page.wait_for_function(
-        "([sel, d]) => document.querySelector(sel).closest('.adlab-live').live.digest !== d",
-        arg=[SCRUB, first["digest"]],
-    )
-    wait_for_app(page)
-    page.wait_for_timeout(300)  # a moved trace is drawn in the next animation frame
+    _press(page, SCRUB, "balance", "ArrowRight", first["digest"])
     waiting = page.evaluate(LEARNED_JS, SCRUB)
     assert waiting["marked"] and waiting["by"] == "move-new"
     assert waiting["markers"][0] == data and sum(waiting["markers"][1:]) == 0
@@ -203,13 +202,7 @@ def test_the_learned_panel_waits_in_place_off_the_trained_setting(page: Page, se
     expect(page.locator(".st-key-reverse_diffusion_train button")).to_be_visible()
     screenshot(page, "kept_scrub_learned_waiting")
 
-    page.keyboard.press("ArrowLeft")
-    page.wait_for_function(
-        "([sel, d]) => document.querySelector(sel).closest('.adlab-live').live.digest !== d",
-        arg=[SCRUB, waiting["digest"]],
-    )
-    wait_for_app(page)
-    page.wait_for_timeout(300)
+    _press(page, SCRUB, "balance", "ArrowLeft", waiting["digest"])
     back = page.evaluate(LEARNED_JS, SCRUB)
     assert back["marked"] and back["by"] == "move-new"
     assert back["markers"][2] == particles and back["line"] and back["note"] == ""
@@ -239,14 +232,7 @@ def test_the_field_moves_its_arrows_and_contours_to_a_new_t(page: Page, server):
     before = page.evaluate(FIELD_JS, FIELD)
     assert before["by"] == "new" and sum(bool(d) for d in before["lines"]) >= 4
     page.evaluate("(sel) => { document.querySelector(sel).__marked = true; }", FIELD)
-    page.locator(".st-key-reverse_diffusion_t input").first.focus()
-    page.keyboard.press("PageUp")
-    page.wait_for_function(
-        "([sel, d]) => document.querySelector(sel).closest('.adlab-live').live.digest !== d",
-        arg=[FIELD, before["digest"]],
-    )
-    wait_for_app(page)
-    page.wait_for_timeout(300)  # a moved trace is drawn in the next animation frame
+    _press(page, FIELD, "t", "PageUp", before["digest"])
     after = page.evaluate(FIELD_JS, FIELD)
     assert after["marked"] and after["by"] == "move-new"
     changed = [a != b for a, b in zip(after["lines"], before["lines"], strict=True)]
