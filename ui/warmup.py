@@ -4,8 +4,8 @@ A few pages show, at their default settings, results that take seconds to comput
 diffusion's samplers (DDPM's 1000 steps) and quality curves, SimCLR's and the backprop page's
 default training runs, the attention gallery's timings (every option of its time view) and
 scores (every option of the compare view's knobs), and the forward-diffusion scrub's images
-of every sample image. The Vision Transformer's two
-views at every patch size are shorter (0.13–0.15 s at P = 4) but sit on its P slider.
+of every sample image. The Vision Transformer's two views at every patch size are shorter
+(0.13–0.15 s at P = 4) but sit on its P slider.
 Computed inside a student's step, they made the first visit of those views, and the first
 click of the sampler, wait 0.5–2.4 s. :func:`start` computes them in
 one daemon thread, once per server process, into the same bounded ``st.cache_data`` caches
@@ -85,13 +85,12 @@ def run() -> dict[str, float]:
 def freeze_libraries() -> int:
     """Import the libraries pages load on first use, then freeze the heap (``ui.perf``).
 
-    ``app.py`` freezes what it imported, but torch, sympy and pandas come later, with the
-    first page that uses them, and Python's full collections then walked all of them (with
-    the warm-up's results) each time: 119-164 ms holding the GIL, every session stalled;
-    15-18 ms once they are frozen (bench/controls_report.md, round 12). Returns the number
-    of frozen objects.
+    ``app.py`` freezes what it imported (pandas included: ``ui.perf.import_lazy_modules``),
+    but torch and sympy come later, with the first page that uses them, and Python's full
+    collections then walked all of them (with the warm-up's results) each time: 119-164 ms
+    holding the GIL, every session stalled; 15-18 ms once they are frozen
+    (bench/controls_report.md, round 12). Returns the number of frozen objects.
     """
-    import pandas  # noqa: F401 (Streamlit's, for the first table shown)
     import sympy  # noqa: F401
     import torch  # noqa: F401
 
