@@ -351,7 +351,7 @@ def _coords(body: Mapping[str, Any]) -> str:
 def _swappable(spec: Mapping[str, Any]) -> bool:
     """Whether the figure shows images from sources (``go.Image(source=...)``), which the
     browser can swap in place: their pictures change, nothing else is drawn again."""
-    return any(t.get("type") == "image" and t.get("source") for t in spec["data"])
+    return any(_sourced(t) for t in spec["data"])
 
 
 def _no_points(v: Any) -> bool:
@@ -360,15 +360,21 @@ def _no_points(v: Any) -> bool:
 
 
 def _movable(spec: Mapping[str, Any]) -> bool:
-    """Whether every trace is a scatter or a bar on axes with fixed ranges, and no frame
-    changes the layout: a new figure with the same skeleton can then be drawn by moving the
-    traces (``Plotly.animate``, no redraw; a heatmap or contour would be left empty)."""
+    """Whether every trace is a scatter or a bar, or an image from a source, on axes with
+    fixed ranges, and no frame changes the layout: a new figure with the same skeleton can
+    then be drawn by moving the traces (``Plotly.animate``, no redraw; a heatmap or contour
+    would be left empty) and swapping the images' pictures."""
     lay = spec["layout"]
     return all(
-        trace.get("type", "scatter") in MOVABLE
+        (trace.get("type", "scatter") in MOVABLE or _sourced(trace))
         and all(_fixed_axis(lay, trace, letter) for letter in ("x", "y"))
         for trace in spec["data"]
     ) and not any("layout" in f for f in spec.get("frames", ()))
+
+
+def _sourced(trace: Mapping[str, Any]) -> bool:
+    """Whether the trace is an image drawn from a source (a picture the browser can swap)."""
+    return trace.get("type") == "image" and bool(trace.get("source"))
 
 
 def _jsonable(x: Any) -> Any:

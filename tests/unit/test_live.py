@@ -277,6 +277,15 @@ def test_a_kept_chart_moves_to_a_new_figure_only_if_nothing_but_its_coordinates_
     heat = _scatter([0.0], [1.0])
     heat.add_heatmap(z=[[0.0, 1.0]])
     assert not _kept(heat)["movable"]
+    # a picture from a source on fixed axes is swapped as the traces move; one drawn from
+    # values (z) is not
+    uri = "data:image/png;base64,iVBORw0KGgo="
+    pictured = _scatter([0.0], [1.0])
+    pictured.add_image(source=uri)
+    assert _kept(pictured)["movable"] and _kept(pictured)["swappable"]
+    valued = _scatter([0.0], [1.0])
+    valued.add_image(z=[[[0, 0, 0]]])
+    assert not _kept(valued)["movable"]
     # a kept chart not asked to move, and a live control (its states move by moveTraces),
     # have neither
     assert not {"skeleton", "movable"} & set(_kept(_scatter([0.0], [1.0]), move=False))

@@ -171,13 +171,6 @@ class Live {
     } else if (this.drawn) {
       this.redraw();
       this.drawnBy = 'react';
-    } else if (this.reactNext && this.data.movable && this.data.skeleton === this.skeleton) {
-      // a new figure that differs from the one drawn only in its traces' x and y (and its
-      // frames), on fixed axes (ui/live.py checks): move the traces, draw nothing else
-      this.moveNew();
-      this.reactNext = false;
-      this.drawn = true;
-      this.drawnBy = 'move-new';
     } else if (
       this.reactNext &&
       this.data.swappable &&
@@ -190,6 +183,18 @@ class Live {
       this.reactNext = false;
       this.drawn = true;
       this.drawnBy = 'swap-new';
+    } else if (
+      this.reactNext &&
+      this.data.movable &&
+      this.data.skeleton === this.skeleton &&
+      this.moveNew()
+    ) {
+      // a new figure that differs from the one drawn only in its traces' x and y, its
+      // images' sources and its frames, on fixed axes (ui/live.py checks): the traces are
+      // moved and the pictures swapped, nothing else is drawn
+      this.reactNext = false;
+      this.drawn = true;
+      this.drawnBy = 'move-new';
     } else if (this.reactNext) {
       // a new payload on a chart already drawn: Plotly.react on the same plot, which keeps
       // the plot's elements and draws only what changed; a new datarevision tells it that
@@ -246,12 +251,20 @@ class Live {
   }
 
   // every trace to its patch (an empty one: unchanged), in the next animation frame; a
-  // redraw waits for it (this.moving)
-  animate(patches) {
+  // redraw waits for it (this.moving). Plotly.animate draws again only the traces of kinds
+  // it can animate, and empties every other trace layer of the plot (plotly.js cartesian
+  // plotOne: the layers it was not given leave); the pictured traces (images from sources,
+  // already holding their new sources) are drawn again by marking their kind animatable
+  // for this move alone (the image module then draws them as Plotly.react would).
+  animate(patches, pictured = []) {
     const indices = patches.map((_, i) => i);
+    const kinds = [...new Set(pictured.map((i) => this.plot._fullData?.[i]?._module))];
+    const marked = kinds.filter((m) => m && !m.animatable);
+    for (const m of marked) m.animatable = true;
     const moving = this.Plotly.animate(this.plot, { data: patches, traces: indices }, MOVE);
     this.moving = moving;
     const done = () => {
+      for (const m of marked) m.animatable = false;
       if (this.moving === moving) this.moving = null;
     };
     moving.then(done, done);
@@ -259,12 +272,16 @@ class Live {
 
   // A kept chart's new figure with the skeleton of the one drawn: its frames replace the
   // old ones (all of them where the names changed), the frame slider takes the new steps,
-  // and every trace moves to its new x and y. Where the student has scrubbed Plotly's
-  // slider away from the figure's frame, the chart stays at their frame (by name) if the
-  // new figure has it: that frame's traces move to its new data.
+  // every trace moves to its new x and y, and every image takes its new picture. Where the
+  // student has scrubbed Plotly's slider away from the figure's frame, the chart stays at
+  // their frame (by name) if the new figure has it: that frame's traces move to its new
+  // data. False (nothing done) where the plot's images are not where they were drawn.
   moveNew() {
     const gd = this.plot;
     const patches = this.base.map((t) => ({ x: t.x, y: t.y }));
+    const sources = this.base.map((t) => t.source);
+    const images = this.imageElements(sources);
+    if (!images) return false;
     const frames = this.data.frames;
     if (frames) {
       const slider = gd._fullLayout?.sliders?.[0];
@@ -282,7 +299,8 @@ class Live {
       if (frame && at >= 0) {
         active = at;
         (frame.traces ?? []).forEach((i, k) => {
-          patches[i] = { x: frame.data[k].x, y: frame.data[k].y };
+          if (sources[i]) sources[i] = frame.data[k].source ?? sources[i];
+          else patches[i] = { x: frame.data[k].x, y: frame.data[k].y };
         });
       }
       const steps = JSON.stringify(sent?.steps) !== JSON.stringify(gd.layout.sliders?.[0]?.steps);
@@ -291,7 +309,10 @@ class Live {
         this.Plotly.relayout(gd, { 'sliders[0].steps': sent.steps, 'sliders[0].active': active });
       }
     }
-    this.animate(patches);
+    this.setSources(images, sources);
+    for (const [, i] of images) patches[i] = {}; // drawn with its new source
+    this.animate(patches, images.map(([, i]) => i));
+    return true;
   }
 
   // whether the plot holds frames of these names, in this order
@@ -317,25 +338,38 @@ class Live {
   swapNew() {
     const gd = this.plot;
     const frames = this.data.frames ?? [];
-    const groups = Array.from(gd.querySelectorAll('.imagelayer g.im'));
     const sources = this.base.map((t) => t.source);
-    if (!this.holdsFrames(frames) || groups.length !== sources.filter(Boolean).length) {
-      return false;
-    }
+    if (!this.holdsFrames(frames)) return false;
     const scrubbed = this.scrubbedTo();
     const frame = frames.find((f) => f.name === scrubbed);
     (frame?.traces ?? []).forEach((i, k) => {
       if (frame.data[k].source) sources[i] = frame.data[k].source;
     });
-    const swaps = groups.map((g) => [g, g.__data__?.[0]?.trace?.index]);
-    if (swaps.some(([g, i]) => !sources[i] || !g.querySelector('image'))) return false;
-    for (const [g, i] of swaps) {
-      gd.data[i].source = sources[i];
-      gd._fullData[i].source = sources[i];
-      g.querySelector('image').setAttribute('href', sources[i]);
-    }
+    const images = this.imageElements(sources);
+    if (!images) return false;
+    this.setSources(images, sources);
     if (frames.length) this.Plotly.addFrames(gd, frames); // the same names: replaced
     return true;
+  }
+
+  // the plot's image elements (one per image trace, Plotly's own) as [element, trace
+  // index] pairs, where each is drawn and its trace has a source; null otherwise
+  imageElements(sources) {
+    const groups = Array.from(this.plot.querySelectorAll('.imagelayer g.im'));
+    if (groups.length !== sources.filter(Boolean).length) return null;
+    const pairs = groups.map((g) => [g.querySelector('image'), g.__data__?.[0]?.trace?.index]);
+    return pairs.every(([el, i]) => el && sources[i]) ? pairs : null;
+  }
+
+  // each image to its new picture, in the figure Plotly holds too (what a later
+  // Plotly.react compares with)
+  setSources(images, sources) {
+    const gd = this.plot;
+    for (const [el, i] of images) {
+      gd.data[i].source = sources[i];
+      gd._fullData[i].source = sources[i];
+      el.setAttribute('href', sources[i]);
+    }
   }
 
   // Plotly.react of the state shown; after a move still queued for the next frame, not
