@@ -72,6 +72,13 @@ def _quality(noise_std: float) -> int:
     return int(round(QUALITY_CLEAN - drop))
 
 
+def log_snr_axis(log_snrs: Sequence[Array]) -> tuple[float, float]:
+    """A log-SNR axis range holding these curves, in whole units with one to spare."""
+    lo = float(np.floor(min(np.min(v) for v in log_snrs))) - 1
+    hi = float(np.ceil(max(np.max(v) for v in log_snrs))) + 1
+    return lo, hi
+
+
 def curve_steps(T: int, n: int = 80) -> list[int]:
     """≤ ~2n steps 1..T to draw a smooth curve: evenly spaced, plus log-spaced near t = 1
     (where log-SNR of the linear schedule changes fastest)."""
@@ -173,9 +180,16 @@ def scrub_figure(
     play: tuple[str, str] = ("▶", "❚❚"),
     height: int = 720,
     images: ScrubImages | None = None,
+    log_snr_range: tuple[float, float] | None = None,
 ) -> go.Figure:
-    """x₀, ε and x_t under both schedules, and ᾱ_t, √ᾱ_t, √(1−ᾱ_t), log-SNR against t,
-    with a Plotly slider that scrubs t in the browser (frames, no server round trip).
+    """x₀, ε and x_t under both schedules, and ᾱ_t, √ᾱ_t, √(1−ᾱ_t), log-SNR against t/T
+    (as improved DDPM's Fig. 5 draws them), with a Plotly slider that scrubs t in the
+    browser (frames, no server round trip).
+
+    The curves' axes do not depend on T: x is t/T on [0, 1.02], and the log-SNR range is
+    ``log_snr_range`` where given (the page gives one that holds every T it offers), so a
+    new T changes only the traces' data, the pictures and the frames, which the browser
+    moves and swaps in place (``ui.live``).
 
     Args:
         x0, noise: (S, S, 3) the clean image (in [−1, 1]) and the fixed noise ε.
@@ -185,7 +199,7 @@ def scrub_figure(
         log_snrs: ((T,), (T,)) their log-SNR log(ᾱ_t / (1 − ᾱ_t)) (core.diffusion.log_snr).
         start: index into ``steps`` of the frame shown first.
         image_titles: x₀, ε, x_t linear, x_t cosine. curve_titles: the three curve panels.
-        names: legend names of the two schedules. x_title: the t axis title.
+        names: legend names of the two schedules. x_title: the t/T axis title.
         images: :func:`scrub_images` of these arrays, already encoded (the frames may then
             be ``None``).
 
@@ -220,8 +234,7 @@ def scrub_figure(
     gap3 = 0.06
     w3 = (1.0 - 2 * gap3) / 3
     log_snr = [np.asarray(v, dtype=float) for v in log_snrs]
-    lo = float(np.floor(min(v.min() for v in log_snr))) - 1
-    hi = float(np.ceil(max(v.max() for v in log_snr))) + 1
+    lo, hi = log_snr_range or log_snr_axis(log_snr)
     y_ranges = ([-0.02, 1.05], [-0.02, 1.05], [lo, hi])
     for j in range(3):
         sfx = str(5 + j)
@@ -230,7 +243,8 @@ def scrub_figure(
             **layout(title="", x=x_title, y="")["xaxis"],
             "anchor": f"y{sfx}",
             "domain": [x_lo, x_lo + w3],
-            "range": [0, T * 1.02],
+            "range": [0, 1.02],
+            "dtick": 0.25,
         }
         lay[f"yaxis{sfx}"] = {
             **layout(title="", x="", y="")["yaxis"],
@@ -251,6 +265,7 @@ def scrub_figure(
 
     t_curve = curve_steps(T)
     idx = np.array(t_curve) - 1
+    x_curve = _list(np.array(t_curve) / T, 5)  # t/T
 
     def curve(
         y: Array, k: int, sfx: str, name: str, dash: str = "solid", legend: bool = False
@@ -265,7 +280,7 @@ def scrub_figure(
         marks = {"mode": "lines+markers", "marker": diamonds} if k else {"mode": "lines"}
         return {
             "type": "scatter",
-            "x": t_curve,
+            "x": x_curve,
             "y": _list(y[idx], 4),
             **marks,
             "name": name,
@@ -274,7 +289,7 @@ def scrub_figure(
             "xaxis": f"x{sfx}",
             "yaxis": f"y{sfx}",
             "line": {"color": SCHEDULE_COLOURS[k], "dash": dash},
-            "hovertemplate": f"{name}<br>t = %{{x}}: %{{y:.4f}}<extra></extra>",
+            "hovertemplate": f"{name}<br>t/T = %{{x:.3f}}: %{{y:.4f}}<extra></extra>",
         }
 
     data: list[dict[str, Any]] = [
@@ -296,9 +311,10 @@ def scrub_figure(
 
         Returns the full trace and the frame's update (x and y only: the style stays).
         """
+        x = round(t / T, 5)
         update = {
             "type": "scatter",
-            "x": [t, t, None, *([t] * len(ys))],
+            "x": [x, x, None, *([x] * len(ys))],
             "y": [y_range[0], y_range[1], None, *_list(ys, 4)],
         }
         return {
@@ -313,7 +329,7 @@ def scrub_figure(
                 "size": [0, 0, 0, *([10] * len(ys))],
                 "color": [GREY, GREY, GREY, *colours],
             },
-            "hovertemplate": "t = %{x}: %{y:.4f}<extra></extra>",
+            "hovertemplate": "t/T = %{x:.3f}: %{y:.4f}<extra></extra>",
         }, update
 
     frames, full = [], {}

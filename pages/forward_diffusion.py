@@ -14,9 +14,8 @@ from core import images, stats
 from figures import diffusion as figs
 from ui import cache_forward as cf
 from ui import exercises, kit, tex
-from ui.cache_forward import KINDS, SAMPLES, SIDE
+from ui.cache_forward import KINDS, SAMPLES, SIDE, STEPS
 
-STEPS = [50, 100, 250, 500, 1000, 2000]  # T
 VIEWS = ("pixel", "chain")
 CHANNELS = ("R", "G", "B")
 N_DRAWS = 10_000  # draws of x_t at one pixel
@@ -91,12 +90,13 @@ def forward() -> None:
                 page.tr("log_snr_title"),
             ),
             names=tuple(kind),
-            x_title="t",
+            x_title="t / T",
             images=cf.scrub_images(x0, T, seed),
+            log_snr_range=cf.log_snr_range(),
         ),
         "scrub_chart",
         kept=True,
-        move=True,  # a new seed or image: its pictures swapped in place (ui.live)
+        move=True,  # a new seed or image: pictures swapped; a new T: moved too (ui.live)
     )
     kit.let_the_chart_go_first()  # the parts' widgets and text: not in the scrub's first pass
     parts(x0, eps, T, seed)

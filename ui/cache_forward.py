@@ -9,6 +9,8 @@ cached like a sample. The warm-up (``ui.warmup``) encodes every sample at the de
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import streamlit as st
 
@@ -22,6 +24,7 @@ N_FRAMES = 40  # timesteps the browser can scrub without asking the server
 KINDS = ("linear", "cosine")
 SAMPLES = ("sunset", "shapes", "checker", "scene")
 DEFAULT_T = 1000
+STEPS = (50, 100, 250, 500, 1000, 2000)  # the T a student can pick
 
 
 def sample_image(name: str) -> np.ndarray:
@@ -32,6 +35,14 @@ def sample_image(name: str) -> np.ndarray:
 def noise(x0: np.ndarray, seed: int) -> np.ndarray:
     """ε, fixed by the seed (the same for every frame and both schedules)."""
     return np.random.default_rng(seed).standard_normal(x0.shape)
+
+
+@functools.cache
+def log_snr_range() -> tuple[float, float]:
+    """The scrub's log-SNR axis: one range that holds both schedules at every T in STEPS,
+    so that a new T moves the curves on the same axes (figures.diffusion.scrub_figure)."""
+    curves = [dif.log_snr(dif.make_schedule(k, T)) for k in KINDS for T in STEPS]
+    return figs.log_snr_axis(curves)
 
 
 def frame_steps(T: int) -> np.ndarray:

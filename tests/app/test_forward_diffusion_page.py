@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.app.conftest import chart_specs, latex, open_page
+from tests.app.conftest import chart_specs, kept_charts, latex, open_page
 
 PAGE = "forward_diffusion.py"
 C = "forward_diffusion"
@@ -125,6 +125,24 @@ def test_the_scrub_figure_has_its_frames_and_changes_with_T_and_the_seed():
     assert scrub_spec(at)["data"][1]["source"] != spec["data"][1]["source"]  # ε follows the seed
     at.select_slider(key=f"{C}_T").set_value(100).run()
     assert scrub_spec(at)["layout"]["sliders"][0]["steps"][-1]["label"] == "100"
+
+
+def test_every_T_keeps_the_scrubs_skeleton_so_the_browser_moves_it():
+    """The curves are drawn against t/T on one log-SNR range for every T offered: a new T
+    changes only coordinates, pictures and frames (ui.live moves and swaps them in place)."""
+    at = open_page(PAGE)
+    first = kept_charts(at)[f"{C}_scrub_chart"]
+    assert first["movable"] and first["swappable"]
+    lo, hi = first["figure"]["layout"]["yaxis7"]["range"]
+    for T in (50, 2000, 250):
+        at.select_slider(key=f"{C}_T").set_value(T).run()
+        chart = kept_charts(at)[f"{C}_scrub_chart"]
+        assert chart["movable"] and chart["skeleton"] == first["skeleton"], T
+        assert chart["frames"][-1]["name"] == str(T)
+        data = chart["figure"]["data"]
+        assert data[4]["x"][-1] == 1 and data[4]["x"][0] == pytest.approx(1 / T)
+        for trace in (10, 11):  # every log-SNR curve inside the one range
+            assert lo < min(data[trace]["y"]) and max(data[trace]["y"]) < hi
 
 
 def test_a_shared_link_restores_the_view():

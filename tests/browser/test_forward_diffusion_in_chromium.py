@@ -226,9 +226,29 @@ KEPT_JS = """(sel) => {
     base: live.data.figure.data.slice(0, 4).map((t) => t.source),
     frames: Object.fromEntries(live.data.frames.map((f) => [f.name, [f.data[0].source,
                                                                      f.data[1].source]])),
+    names: slider.steps.map((s) => s.args[0][0]),
   };
 }"""
 PLOT = f"{SCRUB} .js-plotly-plot"
+# mark the curves' tick labels (t/T and log-SNR axes): a redraw of the axes replaces them
+TICKS = ".x5tick text, .x6tick text, .x7tick text, .y7tick text"
+MARK_AXES = f"""(sel) => {{
+  document.querySelector(sel).querySelectorAll('{TICKS}').forEach((t) => {{ t.__marked = true; }});
+}}"""
+# the first ᾱ curve's data in the figure Plotly holds, whether the tick labels are the ones
+# marked, and where the current-t line of the ᾱ panel is drawn (its path's first x, in
+# pixels) against where its data puts it
+CURVES_JS = """(sel) => {
+  const gd = document.querySelector(sel);
+  const ticks = Array.from(gd.querySelectorAll('TICKS'));
+  const line = gd.calcdata[12][0].trace.uid;
+  const path = gd.querySelector(`.scatterlayer .trace[class*="${line}"] path.js-line`);
+  return {
+    x: gd.data[4].x, axesMarked: ticks.length > 0 && ticks.every((t) => t.__marked),
+    drawn: Number(path.getAttribute('d').slice(1).split(',')[0]),
+    sent: gd._fullLayout.xaxis5.l2p(gd.data[12].x[0]), tLine: gd.data[12].x[0],
+  };
+}""".replace("TICKS", TICKS)
 
 
 def kept(page: Page) -> dict:
@@ -251,11 +271,13 @@ def step(page: Page, control: str, key: str) -> dict:
 def test_a_new_seed_swaps_the_scrubs_pictures_in_place_and_keeps_the_students_frame(page, server):
     """A new seed changes ε and every xₜ, nothing else: the scrub on the page keeps its plot
     and its slider and swaps its pictures (no redraw); the frame the student scrubbed to
-    stays and shows its new xₜ, and scrubbing on shows the new frames. A new T (other axes,
-    other frames) is redrawn in place."""
+    stays and shows its new xₜ, and scrubbing on shows the new frames. A new T (other
+    frames and curves on the same t/T axes) is moved in place: the curves move, the
+    pictures are swapped, the slider takes the new steps, and nothing is drawn anew."""
     open_page(page, f"{server.url}/{C}")
-    page.locator(SCRUB).scroll_into_view_if_needed()
-    rail = page.locator(f"{SCRUB} .slider-rail-touch-rect").first.bounding_box()
+    touch = page.locator(f"{SCRUB} .slider-rail-touch-rect").first
+    touch.scroll_into_view_if_needed()
+    rail = touch.bounding_box()
     y = rail["y"] + rail["height"] / 2
     page.mouse.click(rail["x"] + rail["width"] * 0.6, y)  # the student scrubs to a frame
     page.wait_for_timeout(400)
@@ -271,12 +293,23 @@ def test_a_new_seed_swaps_the_scrubs_pictures_in_place_and_keeps_the_students_fr
     assert now[1] == swapped["base"][1] != shown[1]  # the new ε
     assert now[2:] == swapped["frames"][swapped["frame"]] != shown[2:]  # that frame's new xₜ
     screenshot(page, f"{C}-seed-swapped")
-    page.mouse.click(rail["x"] + rail["width"] * 0.95, y)  # scrubbing on: the new frames
-    page.wait_for_timeout(400)
+    touch.scroll_into_view_if_needed()  # focusing the seed's input scrolled the page up
+    rail = touch.bounding_box()
+    page.mouse.click(rail["x"] + rail["width"] * 0.95, rail["y"] + rail["height"] / 2)
+    page.wait_for_timeout(400)  # scrubbing on: the new frames
     later = kept(page)
     assert later["frame"] != swapped["frame"]
     assert images_shown(page)[1:] == [swapped["base"][1], *swapped["frames"][later["frame"]]]
 
-    redrawn = step(page, "T", "ArrowRight")
-    assert redrawn["by"] == "react-new" and redrawn["marked"]
-    assert images_shown(page) == redrawn["base"]  # the server's frame, drawn anew
+    page.evaluate(MARK_AXES, PLOT)
+    moved = step(page, "T", "ArrowRight")  # T = 1000 → 2000
+    assert moved["by"] == "move-new" and moved["marked"]
+    assert images_shown(page) == moved["base"]  # the server's frame (no frame named as before)
+    assert moved["frame"] == moved["names"][moved["active"]] and moved["names"][-1] == "2000"
+    shown = page.evaluate(CURVES_JS, PLOT)
+    assert shown["x"][0] == pytest.approx(1 / 2000) and shown["x"][-1] == 1  # t/T
+    assert shown["axesMarked"]  # the axes' tick labels were not drawn again
+    # the current-t line is drawn where the new figure puts it (t/T of the server's frame)
+    assert shown["drawn"] == pytest.approx(shown["sent"], abs=0.5)
+    assert float(moved["frame"]) / 2000 == pytest.approx(shown["tLine"], abs=1e-5)
+    screenshot(page, f"{C}-T-moved")

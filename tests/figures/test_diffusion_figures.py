@@ -29,7 +29,7 @@ def sample(name: str) -> np.ndarray:
     return images.to_signed(images.load_image(data, SIDE))
 
 
-def scrub_case(name: str = "sunset", T: int = T, start: int = 8):
+def scrub_case(name: str = "sunset", T: int = T, start: int = 8, log_snr_range=None):
     x0 = sample(name)
     eps = np.random.default_rng(0).standard_normal(x0.shape)
     steps = np.unique(np.round(np.linspace(1, T, 40)).astype(int)).tolist()
@@ -47,7 +47,8 @@ def scrub_case(name: str = "sunset", T: int = T, start: int = 8):
         image_titles=("x0", "eps", "lin", "cos"),
         curve_titles=("a", "b", "c"),
         names=("linear", "cosine"),
-        x_title="t",
+        x_title="t / T",
+        log_snr_range=log_snr_range,
     )
     return fig, x0, eps, steps, schedules, frames
 
@@ -187,7 +188,7 @@ def test_frames_move_the_markers_to_alpha_bar_of_their_step():
     for i, (t, frame) in enumerate(zip(steps, frames_of(fig), strict=True)):
         a = np.array([lin[t - 1], cos[t - 1]])
         panel_a, panel_b, panel_c = frame["data"][2:]
-        assert set(panel_a["x"]) - {None} == {t}
+        assert set(panel_a["x"]) - {None} == {round(t / T, 5)}  # t/T, the curves' axis
         assert np.allclose(panel_a["y"][3:], a, atol=1e-4)
         assert np.allclose(panel_b["y"][3:], [*np.sqrt(a), *np.sqrt(1 - a)], atol=1e-4)
         assert np.allclose(panel_c["y"][3:], np.log(a / (1 - a)), atol=1e-4)
@@ -198,15 +199,43 @@ def test_frames_move_the_markers_to_alpha_bar_of_their_step():
 def test_scrub_curves_follow_the_schedules_and_the_layout_ignores_the_step():
     fig, _, _, _, schedules, _ = scrub_case()
     lin = schedules[0].alpha_bars
-    x = np.array(fig.data[4].x)
-    assert x[0] == 1 and x[-1] == T
-    assert np.allclose(fig.data[4].y, lin[x - 1], atol=1e-4)
-    assert np.allclose(fig.data[10].y, np.log(lin[x - 1] / (1 - lin[x - 1])), atol=1e-4)
+    x = np.array(fig.data[4].x)  # t/T
+    assert x[0] == 1 / T and x[-1] == 1
+    t = np.round(x * T).astype(int)
+    assert np.allclose(x * T, t, atol=1e-6)
+    assert np.allclose(fig.data[4].y, lin[t - 1], atol=1e-4)
+    assert np.allclose(fig.data[10].y, np.log(lin[t - 1] / (1 - lin[t - 1])), atol=1e-4)
     assert fig.layout.xaxis3.title.text == "<b>lin</b>"
     other = scrub_case(start=30)[0]
     a, b = fig.layout.to_plotly_json(), other.layout.to_plotly_json()
     a["sliders"][0].pop("active"), b["sliders"][0].pop("active")
     assert a == b
+
+
+def test_a_new_T_changes_only_the_scrubs_data_and_the_cosine_curve_not_at_all():
+    """Against t/T, with one log-SNR range for every T, a new T keeps the whole layout but
+    the slider's steps (so the browser moves the traces: ui.live); the cosine schedule is a
+    function of t/T (Nichol & Dhariwal Eq. 17), so its curve lies on the one of T = 1000,
+    and the linear one (β scaled by 1000/T) within 0.02 of it (assets/content)."""
+    span = (-23.0, 12.0)
+    ref = scrub_case(T=1000, log_snr_range=span)[0]
+    lay = ref.layout.to_plotly_json()
+    lay["sliders"][0].pop("steps"), lay["sliders"][0].pop("active")
+    assert lay["xaxis5"]["range"] == [0, 1.02] and lay["yaxis7"]["range"] == list(span)
+    for other in (50, 250, 2000):
+        fig = scrub_case(T=other, start=3, log_snr_range=span)[0]
+        moved = fig.layout.to_plotly_json()
+        moved["sliders"][0].pop("steps"), moved["sliders"][0].pop("active")
+        assert moved == lay
+        assert [tr.type for tr in fig.data] == [tr.type for tr in ref.data]
+        for trace, gap in ((5, 1e-3), (4, 0.02)):  # cosine, linear ᾱ against t/T
+            on_ref = np.interp(fig.data[trace].x, ref.data[trace].x, ref.data[trace].y)
+            assert np.abs(np.array(fig.data[trace].y) - on_ref).max() < gap, (other, trace)
+    # without a range the log-SNR axis holds this T's curves (in whole units, one to spare)
+    own = scrub_case(T=50)[0].layout.yaxis7.range
+    lin50, cos50 = (dif.log_snr(dif.make_schedule(k, 50)) for k in ("linear", "cosine"))
+    assert own[0] == np.floor(min(lin50.min(), cos50.min())) - 1
+    assert own[1] == np.ceil(max(lin50.max(), cos50.max())) + 1
 
 
 @pytest.mark.parametrize("name", SAMPLES)
@@ -285,7 +314,7 @@ def test_the_scrub_drawn_from_encoded_images_is_the_scrub_it_would_encode():
         image_titles=("x0", "eps", "lin", "cos"),
         curve_titles=("a", "b", "c"),
         names=("linear", "cosine"),
-        x_title="t",
+        x_title="t / T",
         images=encoded,
     )
     as_json = lambda f: json.loads(pio.to_json(f, validate=False))  # noqa: E731
