@@ -247,6 +247,7 @@ CURVES_JS = """(sel) => {
     x: gd.data[4].x, axesMarked: ticks.length > 0 && ticks.every((t) => t.__marked),
     drawn: Number(path.getAttribute('d').slice(1).split(',')[0]),
     sent: gd._fullLayout.xaxis5.l2p(gd.data[12].x[0]), tLine: gd.data[12].x[0],
+    imagesAnimatable: gd._fullData[0]._module.animatable,
   };
 }""".replace("TICKS", TICKS)
 
@@ -312,4 +313,5 @@ def test_a_new_seed_swaps_the_scrubs_pictures_in_place_and_keeps_the_students_fr
     # the current-t line is drawn where the new figure puts it (t/T of the server's frame)
     assert shown["drawn"] == pytest.approx(shown["sent"], abs=0.5)
     assert float(moved["frame"]) / 2000 == pytest.approx(shown["tLine"], abs=1e-5)
+    assert shown["imagesAnimatable"] is False  # lent for the move only, given back
     screenshot(page, f"{C}-T-moved")

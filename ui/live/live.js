@@ -30,6 +30,29 @@ const MOVE = { mode: 'immediate', transition: { duration: 0 }, frame: { duration
 
 const rootEnds = (root) => root.querySelectorAll('.live-ends span');
 
+// Plotly trace modules marked animatable for moves still running (Live.animate), with how
+// many: the mark stays until the last of them is done, then the module is as Plotly made it
+const lentModules = new Map();
+
+function lend(module) {
+  if (!lentModules.has(module)) {
+    if (module.animatable) return false; // animatable of its own: nothing to lend
+    module.animatable = true;
+  }
+  lentModules.set(module, (lentModules.get(module) ?? 0) + 1);
+  return true;
+}
+
+function giveBack(module) {
+  const left = lentModules.get(module) - 1;
+  if (left > 0) {
+    lentModules.set(module, left);
+  } else {
+    lentModules.delete(module);
+    module.animatable = false;
+  }
+}
+
 function build(parent) {
   const id = `adlab-live-${++counter}`;
   const root = document.createElement('div');
@@ -259,12 +282,11 @@ class Live {
   animate(patches, pictured = []) {
     const indices = patches.map((_, i) => i);
     const kinds = [...new Set(pictured.map((i) => this.plot._fullData?.[i]?._module))];
-    const marked = kinds.filter((m) => m && !m.animatable);
-    for (const m of marked) m.animatable = true;
+    const lent = kinds.filter((m) => m && lend(m));
     const moving = this.Plotly.animate(this.plot, { data: patches, traces: indices }, MOVE);
     this.moving = moving;
     const done = () => {
-      for (const m of marked) m.animatable = false;
+      for (const m of lent) giveBack(m);
       if (this.moving === moving) this.moving = null;
     };
     moving.then(done, done);
