@@ -115,7 +115,8 @@ def chart(fig: go.Figure, key: str, *, kept: bool = False, move: bool = False) -
     on fixed axes, is drawn by moving them (round 13: the reverse scrub, whose redraw is
     long; a small chart's redraw is quicker than a move, which waits for the next frame:
     Wallis' integrals, p50 +12 ms), and one that differs only in its images' sources has
-    its pictures swapped (round 14: the forward scrub's seed and image).
+    its pictures swapped (round 14: the forward scrub's seed and image); pictures from
+    sources move with the traces too (round 17: the forward scrub's T).
 
     A second chart in the same run waits like a formula does, so the browser draws the
     charts one by one, the first (the one the slider is about) first.
