@@ -137,13 +137,23 @@ def warm_timings() -> None:
     measurement inside the student's step (0.3–0.5 s). About 3.5 s of one core, once per
     server; "measure again" still measures anew."""
     for method in TIMED:
-        knobs = [k for k in gallery.KNOBS[method] if k in TIMED_KNOBS]
-        for combo in itertools.product(*(TIMED_KNOBS[k] for k in knobs)):
-            own = gallery.own_settings(
-                method, replace(gallery.Settings(), **dict(zip(knobs, combo, strict=True)))
-            )
+        timed = {k: TIMED_KNOBS[k] for k in gallery.KNOBS[method] if k in TIMED_KNOBS}
+        for own in _knob_settings(method, timed):
             for side in TIMING_SIDES:
                 timing_at(side, method, own, 0)
+
+
+def _knob_settings(
+    method: str, options: dict[str, tuple[int | bool, ...]]
+) -> list[gallery.Settings]:
+    """``method``'s own settings at every combination of these knobs' options, its other
+    knobs at their defaults (the warm-up's keys, as the page's ``own_settings``)."""
+    return [
+        gallery.own_settings(
+            method, replace(gallery.Settings(), **dict(zip(options, combo, strict=True)))
+        )
+        for combo in itertools.product(*options.values())
+    ]
 
 
 def knob_options(knob: str) -> tuple[int | bool, ...]:
@@ -164,12 +174,10 @@ def warm_scores() -> None:
     hits whatever else the student has set."""
     side, seed, sharpness = DEFAULT_SIDE, 0, DEFAULT_SHARPNESS
     for method in gallery.METHODS:
-        knobs = gallery.KNOBS[method]
-        options = [knob_options(k) for k in knobs]
-        if math.prod(len(o) for o in options) <= ALL_COMBINATIONS:
-            combos = [dict(zip(knobs, c, strict=True)) for c in itertools.product(*options)]
+        options = {k: knob_options(k) for k in gallery.KNOBS[method]}
+        if math.prod(len(o) for o in options.values()) <= ALL_COMBINATIONS:
+            settings = _knob_settings(method, options)
         else:
-            combos = [{k: v} for k, opts in zip(knobs, options, strict=True) for v in opts]
-        for combo in combos:
-            own = gallery.own_settings(method, replace(gallery.Settings(), **combo))
+            settings = [s for k, o in options.items() for s in _knob_settings(method, {k: o})]
+        for own in settings:
             _score(side, seed, sharpness, method, own)
