@@ -4,13 +4,10 @@ import streamlit as st
 
 from ui import a11y, kit, nav, perf, presenter, state, warmup
 from ui.i18n import DEFAULT_LANG, LANGUAGES, current_lang, t
-from ui.registry import ROOT
 
 st.set_page_config(
     page_title=t("app.title"),
-    # a file served by this server: a ":material/...:" icon makes the browser fetch the
-    # favicon from fonts.gstatic.com, and the app must never fetch anything at run time
-    page_icon=str(ROOT / "assets" / "favicon.png"),
+    page_icon=nav.favicon(),  # a data: URL, never fetched (ui.nav.favicon)
     layout="wide",
     initial_sidebar_state="collapsed" if kit.presenting() else "auto",
 )

@@ -8,10 +8,28 @@ links are headings and plain links, in the same order, and every page is always 
 
 from __future__ import annotations
 
+import base64
+import functools
+
 import streamlit as st
 
 from ui.i18n import t
-from ui.registry import CONCEPTS, SECTIONS
+from ui.registry import CONCEPTS, ROOT, SECTIONS
+
+FAVICON = ROOT / "assets" / "favicon.png"
+
+
+@functools.cache
+def favicon() -> str:
+    """The page icon as a ``data:`` URL (305 bytes of PNG).
+
+    Streamlit sets the page's icon link again on every script run, fragment runs included.
+    Served from this server (``/media/…png``, no cache headers), that made the browser fetch
+    it on every slider step: one HTTP request more for the server's event loop while it sends
+    the step's messages. A ``data:`` URL is never fetched. (A ``:material/…:`` icon is
+    fetched from fonts.gstatic.com: nothing may be fetched from elsewhere at run time.)
+    """
+    return "data:image/png;base64," + base64.b64encode(FAVICON.read_bytes()).decode("ascii")
 
 
 def home_page() -> st.Page:

@@ -40,17 +40,29 @@ def test_home_lists_the_concepts_and_links_to_ready_pages(page, server):
     wait_for_app(page)
 
 
-def test_the_favicon_comes_from_this_server(page, server):
+def test_the_favicon_is_never_fetched_and_a_step_makes_no_request(page, server):
     """No fetch at run time: a ":material/...:" page icon made the browser load the favicon
-    from fonts.gstatic.com (Playwright's request events do not show favicon loads)."""
-    for path in ("", PROBED[0].slug):
+    from fonts.gstatic.com. Served from this server, Streamlit's icon link, set again on
+    every run, made the browser fetch it on every slider step. The icon is a data: URL
+    (ui.nav.favicon), and a step talks to the server over the websocket alone."""
+    sparse = next(c for c in PROBED if c.slug == "sparse_attention")  # a server-side slider
+    for path in ("", sparse.slug):
         page.goto(f"{server.url}/{path}")
         wait_for_app(page)
         icons = page.evaluate("[...document.querySelectorAll('link[rel*=icon]')].map(l => l.href)")
-        assert icons and all(
-            urlparse(href).hostname in ("localhost", "127.0.0.1") or href.startswith("data:")
-            for href in icons
-        ), icons
+        assert icons and all(href.startswith("data:image/png;base64,") for href in icons), icons
+    slider_key, chart_key = sparse.probe
+    page.wait_for_selector(f".st-key-{chart_key} .js-plotly-plot .main-svg")
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    for _ in range(3):  # three runs of the page, each sets the icon link again
+        before = chart_html(page, chart_key)
+        page.locator(f".st-key-{slider_key} input[type=range]").first.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(CHART_REDRAWN_JS, arg=[chart_key, before])
+        wait_for_app(page)
+    page.wait_for_timeout(300)
+    assert requests == [], requests
 
 
 @pytest.mark.parametrize("concept", PROBED, ids=lambda c: c.slug)
