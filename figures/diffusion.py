@@ -52,6 +52,12 @@ QUALITY_CLEAN, QUALITY_NOISY, MASKING_STD = 80, 25, 0.5
 FRAME_TRACES = (2, 3, 12, 13, 14)  # what a frame of the scrub figure replaces
 
 
+def frame_name(k: int, count: int) -> str:
+    """The scrub's frame ``k`` (0-based) of ``count`` by its place along the path, ``"k+1/K"``
+    (the same name at every T: the frames sit at the same t/T)."""
+    return f"{k + 1}/{count}"
+
+
 def _list(x: Any, digits: int = 5) -> list:
     return np.round(np.asarray(x, dtype=float), digits).tolist()
 
@@ -206,7 +212,10 @@ def scrub_figure(
     Traces: [0] x₀, [1] ε, [2] x_t linear, [3] x_t cosine (images, axes 1–4);
     [4, 5] ᾱ_t linear, cosine (x5); [6, 7] √ᾱ_t and [8, 9] √(1−ᾱ_t) linear, cosine (x6);
     [10, 11] log-SNR linear, cosine (x7); [12, 13, 14] current-t line + markers in panels
-    5, 6, 7. Each frame (named ``str(t)``) replaces traces 2, 3 and 12–14 only.
+    5, 6, 7. Each frame replaces traces 2, 3 and 12–14 only. Frame k of K is named
+    ``"k/K"`` (1-based), its place along the path, and the slider labels it with its t: every
+    T has its frames at the same t/T, so a new T keeps the student's place along t/T
+    (``ui.live`` keeps a scrubbed frame by name).
     """
     S = x0.shape[0]
     T = len(alpha_bars[0])
@@ -333,6 +342,7 @@ def scrub_figure(
         }, update
 
     frames, full = [], {}
+    places = [frame_name(i, len(steps)) for i in range(len(steps))]
     for i, t in enumerate(steps):
         a = [float(ab[t - 1]) for ab in alpha_bars]
         marks = [
@@ -347,7 +357,7 @@ def scrub_figure(
             {"type": "image", "source": images.cosine[i]},
             *(update for _, update in marks),
         ]
-        frames.append({"name": str(t), "data": frame_data, "traces": list(FRAME_TRACES)})
+        frames.append({"name": places[i], "data": frame_data, "traces": list(FRAME_TRACES)})
         if i == start:
             full = dict(
                 zip(FRAME_TRACES, [*frame_data[:2], *(trace for trace, _ in marks)], strict=True)
@@ -355,7 +365,7 @@ def scrub_figure(
     for trace, spec in full.items():
         data[trace] = {**data[trace], **spec}
 
-    scrub_controls(lay, steps, start, play=play, redraw=True, duration=120, pad=62)
+    scrub_controls(lay, places, start, play=play, labels=steps, redraw=True, duration=120, pad=62)
     return figure(data, lay, frames)
 
 

@@ -280,6 +280,7 @@ def scrub_controls(
     active: int,
     *,
     play: tuple[str, str],
+    labels: Sequence[object] | None = None,
     prefix: str = "t = ",
     redraw: bool = True,
     duration: int = 120,
@@ -289,9 +290,12 @@ def scrub_controls(
     precomputed frames (named ``str(name)``) with no server round trip.
 
     Args:
-        frame_names: the frames' names, in order (the slider's labels).
+        frame_names: the frames' names, in order (the slider's labels too, unless
+            ``labels``). A kept chart that gets a new figure keeps the frame the student
+            scrubbed to by its name (``ui.live``), so a name says what stays the same.
         active: the index of the frame the slider shows first.
         play: the labels of the play and pause buttons.
+        labels: the slider's label of each frame, where it is not the name.
         redraw: whether a frame needs a full redraw (images do; scatter data does not).
         duration: milliseconds per frame when playing.
         pad: the slider's distance below the plot (the buttons sit 22 px lower).
@@ -314,8 +318,10 @@ def scrub_controls(
             "font": {"size": 10},
             "ticklen": 4,
             "steps": [
-                {"method": "animate", "label": str(t), "args": [[str(t)], animate]}
-                for t in frame_names
+                {"method": "animate", "label": str(label), "args": [[str(name)], animate]}
+                for name, label in zip(
+                    frame_names, frame_names if labels is None else labels, strict=True
+                )
             ],
         }
     ]

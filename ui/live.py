@@ -417,7 +417,9 @@ def kept_chart(figure: go.Figure, chart_key: str, *, move: bool = False) -> None
     from the one drawn only in its traces' x and y, its frames and its frame slider's steps
     (the same ``skeleton``) on fixed axes (``movable``), the browser moves the traces to it
     (``Plotly.animate`` with no redraw), replaces the frames and the slider's steps, and a
-    student who scrubbed elsewhere stays at their frame if the new frames have it. A
+    student who scrubbed elsewhere stays at their frame if the new frames have one of its
+    name: a figure names its frames by what should stay (the reverse scrub by t, the same
+    step at every step count; the forward scrub by its place along t/T, as T changes). A
     figure of images from sources (``swappable``) that differs only in those sources and its
     frames' (the same ``skeleton`` and ``coords``) has its pictures swapped in place, the
     student's frame kept. Otherwise the chart is redrawn (``Plotly.react``, the frames with

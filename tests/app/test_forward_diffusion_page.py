@@ -138,11 +138,25 @@ def test_every_T_keeps_the_scrubs_skeleton_so_the_browser_moves_it():
         at.select_slider(key=f"{C}_T").set_value(T).run()
         chart = kept_charts(at)[f"{C}_scrub_chart"]
         assert chart["movable"] and chart["skeleton"] == first["skeleton"], T
-        assert chart["frames"][-1]["name"] == str(T)
+        # the frames keep their names (their places along t/T); the slider labels the t
+        assert [f["name"] for f in chart["frames"]] == [f["name"] for f in first["frames"]]
+        assert chart["figure"]["layout"]["sliders"][0]["steps"][-1]["label"] == str(T)
         data = chart["figure"]["data"]
         assert data[4]["x"][-1] == 1 and data[4]["x"][0] == pytest.approx(1 / T)
         for trace in (10, 11):  # every log-SNR curve inside the one range
             assert lo < min(data[trace]["y"]) and max(data[trace]["y"]) < hi
+
+
+def test_every_T_has_its_frames_at_the_same_places_along_t_over_T():
+    """The scrub names frame k by its place ("k/K"), so a new T keeps the student's frame
+    by name (ui.live): that is the same place only if frame k sits at the same t/T at every
+    T offered (within 0.03: at T = 50 a step is 0.02 of the path, and t starts at 1)."""
+    from ui import cache_forward as cf
+
+    places = np.array([cf.frame_steps(T) / T for T in cf.STEPS])
+    assert places.shape == (len(cf.STEPS), cf.N_FRAMES)
+    assert np.ptp(places, axis=0).max() < 0.03
+    assert places[:, -1].tolist() == [1.0] * len(cf.STEPS)
 
 
 def test_a_shared_link_restores_the_view():

@@ -227,6 +227,8 @@ KEPT_JS = """(sel) => {
     frames: Object.fromEntries(live.data.frames.map((f) => [f.name, [f.data[0].source,
                                                                      f.data[1].source]])),
     names: slider.steps.map((s) => s.args[0][0]),
+    labels: slider.steps.map((s) => s.label),
+    sent: live.data.figure.layout.sliders[0].active,
   };
 }"""
 PLOT = f"{SCRUB} .js-plotly-plot"
@@ -274,7 +276,8 @@ def test_a_new_seed_swaps_the_scrubs_pictures_in_place_and_keeps_the_students_fr
     and its slider and swaps its pictures (no redraw); the frame the student scrubbed to
     stays and shows its new xₜ, and scrubbing on shows the new frames. A new T (other
     frames and curves on the same t/T axes) is moved in place: the curves move, the
-    pictures are swapped, the slider takes the new steps, and nothing is drawn anew."""
+    pictures are swapped, the slider takes the new steps, nothing is drawn anew, and the
+    student stays at their place along t/T."""
     open_page(page, f"{server.url}/{C}")
     touch = page.locator(f"{SCRUB} .slider-rail-touch-rect").first
     touch.scroll_into_view_if_needed()
@@ -305,13 +308,19 @@ def test_a_new_seed_swaps_the_scrubs_pictures_in_place_and_keeps_the_students_fr
     page.evaluate(MARK_AXES, PLOT)
     moved = step(page, "T", "ArrowRight")  # T = 1000 → 2000
     assert moved["by"] == "move-new" and moved["marked"]
-    assert images_shown(page) == moved["base"]  # the server's frame (no frame named as before)
-    assert moved["frame"] == moved["names"][moved["active"]] and moved["names"][-1] == "2000"
+    # the student's place along t/T stays: the same frame (by its name, "k/40"), now at
+    # T = 2000's t, with that frame's new pictures (not the server's frame)
+    assert (moved["active"], moved["frame"]) == (later["active"], later["frame"])
+    assert moved["frame"] != moved["names"][moved["sent"]]
+    assert images_shown(page)[2:] == moved["frames"][moved["frame"]] != moved["base"][2:]
+    assert moved["labels"][-1] == "2000" and moved["labels"] != later["labels"]
+    t = int(moved["labels"][moved["active"]])
+    assert t / 2000 == pytest.approx(int(later["labels"][later["active"]]) / 1000, abs=0.01)
     shown = page.evaluate(CURVES_JS, PLOT)
     assert shown["x"][0] == pytest.approx(1 / 2000) and shown["x"][-1] == 1  # t/T
     assert shown["axesMarked"]  # the axes' tick labels were not drawn again
-    # the current-t line is drawn where the new figure puts it (t/T of the server's frame)
+    # the current-t line is drawn at that frame's t/T, where its data puts it
     assert shown["drawn"] == pytest.approx(shown["sent"], abs=0.5)
-    assert float(moved["frame"]) / 2000 == pytest.approx(shown["tLine"], abs=1e-5)
+    assert shown["tLine"] == pytest.approx(t / 2000, abs=1e-5)
     assert shown["imagesAnimatable"] is False  # lent for the move only, given back
     screenshot(page, f"{C}-T-moved")

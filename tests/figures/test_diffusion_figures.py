@@ -150,12 +150,14 @@ def test_scrub_figure_has_a_frame_per_step_and_an_animate_slider():
     assert [tr.type for tr in fig.data[:4]] == ["image"] * 4
     assert len(fig.data) == 15
     frames = frames_of(fig)
-    assert [f["name"] for f in frames] == [str(t) for t in steps] and len(steps) == 40
+    # frame k of 40 is named by its place ("k/40", the same at every T), labelled with its t
+    assert [f["name"] for f in frames] == [f"{k}/40" for k in range(1, 41)] and len(steps) == 40
     assert all(f["traces"] == [2, 3, 12, 13, 14] for f in frames)
     (slider,) = fig.layout.sliders
     assert slider.active == 8
     assert [s.method for s in slider.steps] == ["animate"] * 40
-    assert [list(s.args[0]) for s in slider.steps] == [[str(t)] for t in steps]
+    assert [list(s.args[0]) for s in slider.steps] == [[f["name"]] for f in frames]
+    assert [s.label for s in slider.steps] == [str(t) for t in steps]
     assert all(s.args[1]["frame"]["redraw"] for s in slider.steps)
     (menu,) = fig.layout.updatemenus
     assert [b.method for b in menu.buttons] == ["animate", "animate"]
