@@ -324,3 +324,26 @@ def test_a_new_seed_swaps_the_scrubs_pictures_in_place_and_keeps_the_students_fr
     assert shown["tLine"] == pytest.approx(t / 2000, abs=1e-5)
     assert shown["imagesAnimatable"] is False  # lent for the move only, given back
     screenshot(page, f"{C}-T-moved")
+
+
+def test_a_T_seen_a_few_steps_before_comes_back_as_a_reference(page, server):
+    """The browser keeps a large message for 30 script runs (``global.maxCachedMessageAge``
+    in .streamlit/config.toml; Streamlit's default is 2) and the server sends one it keeps
+    as a short reference: sliding back to a T seen four to eight steps before receives a few
+    KB, not the scrub's 150 KB again, and draws the same scrub as the first time."""
+    wire = open_page(page, f"{server.url}/{C}")
+    first = kept(page)
+    seen = {first["labels"][-1]: first["digest"]}  # T = 1000, drawn on the page's first run
+    revisits = []
+    for key in ("ArrowLeft",) * 4 + ("ArrowRight",) * 4:  # T: 500 … 50, then back to 1000
+        wire.reset()
+        now = step(page, "T", key)
+        T, received = now["labels"][-1], sum(len(f) for f in wire.received)
+        if T in seen:
+            assert now["digest"] == seen[T]  # the same scrub as drawn at this T before
+            revisits.append((T, received))
+        else:
+            assert received > 100 * 1024, (T, received)  # a first visit: the whole scrub
+            seen[T] = now["digest"]
+    assert [T for T, _ in revisits] == ["100", "250", "500", "1000"]
+    assert all(received < 30 * 1024 for _, received in revisits), revisits
