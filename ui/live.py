@@ -417,7 +417,7 @@ def kept_chart(figure: go.Figure, chart_key: str, *, move: bool = False) -> None
     from the one drawn only in its traces' x and y, its frames and its frame slider's steps
     (the same ``skeleton``) on fixed axes (``movable``), the browser moves the traces to it
     (``Plotly.animate`` with no redraw), replaces the frames and the slider's steps, and a
-    student who scrubbed elsewhere stays at their frame if the new frames have one of its
+    student who scrubbed elsewhere stays at their frame if the new frames have one of that
     name: a figure names its frames by what should stay (the reverse scrub by t, the same
     step at every step count; the forward scrub by its place along t/T, as T changes). A
     figure of images from sources (``swappable``) that differs only in those sources and its

@@ -329,7 +329,7 @@ def test_a_new_seed_swaps_the_scrubs_pictures_in_place_and_keeps_the_students_fr
 def test_a_T_seen_a_few_steps_before_comes_back_as_a_reference(page, server):
     """The browser keeps a large message for 30 script runs (``global.maxCachedMessageAge``
     in .streamlit/config.toml; Streamlit's default is 2) and the server sends one it keeps
-    as a short reference: sliding back to a T seen four to eight steps before receives a few
+    as a short reference: sliding back to a T seen two to eight steps before receives a few
     KB, not the scrub's 150 KB again, and draws the same scrub as the first time."""
     wire = open_page(page, f"{server.url}/{C}")
     first = kept(page)
