@@ -16,7 +16,7 @@ import json
 import re
 import secrets
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -61,9 +61,19 @@ def presenting() -> bool:
     return bool(st.session_state.get("present", st.query_params.get("present") == "1"))
 
 
-def _figures() -> dict[str, go.Figure]:
-    """This session's charts of the current page, by key (the data behind "export")."""
+def _figures() -> dict[str, go.Figure | Callable[[], go.Figure]]:
+    """This session's charts of the current page, by key (the data behind "export"): a
+    figure, or the function that builds it (a chart sent from the cache, :func:`chart`)."""
     return st.session_state.setdefault(_FIGURES, {})
+
+
+def _built_figures() -> dict[str, go.Figure]:
+    """:func:`_figures`, each one built now that was kept as its builder."""
+    figures = _figures()
+    for key, fig in list(figures.items()):
+        if not isinstance(fig, go.Figure):
+            figures[key] = fig()
+    return figures  # type: ignore[return-value]
 
 
 def _formulas() -> dict[str, handout.Formula]:
@@ -103,7 +113,14 @@ def fragment(fn: Callable[..., None]) -> Callable[..., None]:
     return st.fragment(live_part)
 
 
-def chart(fig: go.Figure, key: str, *, kept: bool = False, move: bool = False) -> None:
+def chart(
+    fig: go.Figure | Callable[[], go.Figure],
+    key: str,
+    *,
+    kept: bool = False,
+    move: bool = False,
+    memo: Hashable = None,
+) -> None:
     """A Plotly figure, full width, with the app's offline-friendly toolbar.
 
     ``kept=True``: the chart stays on the page and takes each new figure in place
@@ -132,19 +149,31 @@ def chart(fig: go.Figure, key: str, *, kept: bool = False, move: bool = False) -
     so the figure goes out through :func:`figures.style.ours`, which names the "none"
     template instead. Scatter data sent as typed arrays still does it (Wallis' product);
     lists cost bytes for no measured gain (bench/controls_report.md, round 11).
+
+    ``memo`` (with ``kept``; ``fig`` then a function that builds the figure): what the figure
+    depends on besides the language, hashable. The chart's payload is kept per ``key``,
+    ``memo`` and language in a cache every session shares (``ui.live.kept_chart``), so a
+    setting any student has seen is sent without building the figure or encoding it again;
+    "data & export" builds the figure when it is opened. Round 19: the reverse scrub, whose
+    figure and payload took 13-18 ms of each η or steps run (bench/controls_report.md).
     """
     if move and not kept:
         raise ValueError(f"{key}: only a kept chart moves to a new figure (kept=True)")
+    if (memo is not None) != callable(fig):
+        raise ValueError(f"{key}: a chart with a memo is given as a function, and only then")
+    if memo is not None and not kept:
+        raise ValueError(f"{key}: only a kept chart is cached by its memo (kept=True)")
     let_the_chart_go_first()
     if kept:
         from ui import live  # ui.live builds on this module
 
-        live.kept_chart(fig, key, move=move)
+        live.kept_chart(fig, key, move=move, memo=memo)
     else:
+        assert isinstance(fig, go.Figure)
         fig.layout.datarevision = DATA_REVISION
         sent = style.ours(fig)  # the "none" template by name (see above)
         st.plotly_chart(sent, key=key, width="stretch", config=PLOTLY_CONFIG, theme=None)
-    _figures()[key] = fig  # a reference, read only when the reader exports
+    _figures()[key] = fig  # a reference (or its builder), read only when the reader exports
     st.session_state[_LAST_CHART] = time.monotonic()  # what follows lets this chart go first
 
 
@@ -448,7 +477,10 @@ def view_handout(concept: str) -> Callable[[], str]:
     figures, formulas = _figures(), _formulas()
 
     def make() -> str:
-        charts = [(_figure_title(fig, key), fig) for key, fig in list(figures.items())]
+        built = [
+            (key, fig if isinstance(fig, go.Figure) else fig()) for key, fig in figures.items()
+        ]
+        charts = [(_figure_title(fig, key), fig) for key, fig in built]
         return handout.handout(title, intro_text, link, charts, list(formulas.values()), lang=lang)
 
     return make
@@ -465,7 +497,7 @@ def data_and_export(concept: str) -> None:
     )
     if not box.open:
         return
-    figures = _figures()
+    figures = _built_figures()
     with box:
         st.caption(t("kit.data_how"))
         json_col, handout_col = st.columns(2)
@@ -691,9 +723,17 @@ class Page:
 
     # -- output ----------------------------------------------------------------------------
 
-    def chart(self, fig: go.Figure, name: str, *, kept: bool = False, move: bool = False) -> None:
+    def chart(
+        self,
+        fig: go.Figure | Callable[[], go.Figure],
+        name: str,
+        *,
+        kept: bool = False,
+        move: bool = False,
+        memo: Hashable = None,
+    ) -> None:
         """:func:`chart` with the key ``<concept>_<name>``."""
-        chart(fig, self.key(name), kept=kept, move=move)
+        chart(fig, self.key(name), kept=kept, move=move, memo=memo)
 
     def table(self, data: Any, name: str, **kw: Any) -> None:
         """:func:`table` with the key ``<concept>_<name>``."""

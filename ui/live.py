@@ -40,7 +40,7 @@ import html
 import json
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,12 +51,16 @@ import streamlit as st
 from streamlit.components.v2 import component
 
 from ui import kit, state
+from ui.i18n import current_lang
 from ui.streamlit_internals import serve_component_files
 
 PACKAGE = "adlab"
 NAME = f"{PACKAGE}.live"  # ui/live/: live.js, live.css
 PLOTLY = f"{PACKAGE}.plotly"  # plotly/package_data/: plotly.min.js (same version as the figures)
 FOLDER = Path(__file__).with_name("live")
+# kept charts' payloads cached by their memo, for every session: the reverse scrub's
+# warm-up's 48 (24 settings in 2 languages) and a class's (about 150 KB each: ≤ ~20 MB)
+MEMO_ENTRIES = 128
 SETTLE_MS = 250  # report the value this long after the last step (a held arrow key: once)
 # trace types whose data Plotly.animate moves without redrawing the axes (redraw: false)
 MOVABLE = frozenset({"scatter", "bar"})
@@ -402,7 +406,13 @@ def _numpy(x: Any) -> Any:
     raise TypeError(f"{type(x).__name__} is not JSON")
 
 
-def kept_chart(figure: go.Figure, chart_key: str, *, move: bool = False) -> None:
+def kept_chart(
+    figure: go.Figure | Callable[[], go.Figure],
+    chart_key: str,
+    *,
+    move: bool = False,
+    memo: Hashable = None,
+) -> None:
     """A chart that stays on the page and takes each new figure in place (``Plotly.react``).
 
     ``st.plotly_chart`` draws a changed figure as a new chart (``ui.streamlit_internals``):
@@ -426,11 +436,39 @@ def kept_chart(figure: go.Figure, chart_key: str, *, move: bool = False) -> None
     it). Round 10 kept the scrubs with ``Plotly.react`` alone, and they became slower; round
     13 moves the reverse scrub's traces, round 14 also across a new step count, and swaps
     the forward scrub's pictures (bench/controls_report.md).
+
+    With ``memo`` (``figure`` then builds the figure), the payload comes from a cache every
+    session shares, keyed by ``chart_key``, ``move``, ``memo`` and the language: the figure
+    is built and encoded on a miss only.
     """
-    data = wire("", [State(0, "", {})], 0, figure, chart_key=chart_key, kept=True, move=move)
+    if memo is None:
+        assert isinstance(figure, go.Figure)
+        data = _kept_wire(figure, chart_key, move)
+    else:
+        data = memo_payload(chart_key, move, memo, current_lang(), figure)
     manager = serve_component_files(PACKAGE, "live", FOLDER.parent, FOLDER.name)
     if manager is not None:  # a server run (AppTest included): mount the component
         _component(manager)(key=f"{chart_key}_kept", data=data)
+
+
+def _kept_wire(figure: go.Figure, chart_key: str, move: bool) -> bytes:
+    return wire("", [State(0, "", {})], 0, figure, chart_key=chart_key, kept=True, move=move)
+
+
+def memo_payload(
+    chart_key: str, move: bool, memo: Hashable, lang: str, build: Callable[[], go.Figure]
+) -> bytes:
+    """A kept chart's payload by what its figure depends on (``memo``, and the language its
+    labels are in), built once for every session (``kit.chart``'s ``memo``; a warm-up may
+    build it before any session asks)."""
+    return _memo_wire(chart_key, move, memo, lang, build)
+
+
+@st.cache_data(max_entries=MEMO_ENTRIES, show_spinner=False)
+def _memo_wire(
+    chart_key: str, move: bool, memo: Hashable, lang: str, _build: Callable[[], go.Figure]
+) -> bytes:
+    return _kept_wire(_build(), chart_key, move)
 
 
 @functools.lru_cache(maxsize=4)

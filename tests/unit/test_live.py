@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import uuid
 
 import numpy as np
 import plotly
@@ -395,3 +396,57 @@ def test_a_kept_chart_of_images_swaps_them_only_when_nothing_else_changed():
     # without images, or not asked to move: nothing to swap
     assert "swappable" not in _kept(_scatter([0.0], [1.0]))
     assert "swappable" not in _kept(style.figure([{"type": "image", "source": "s"}], {}), False)
+
+
+def _memo_script() -> None:
+    import plotly.graph_objects as go
+    import streamlit as st
+
+    from ui import kit
+
+    memo = st.query_params["memo"]
+
+    def build() -> go.Figure:
+        st.session_state["built"] = st.session_state.get("built", 0) + 1
+        return go.Figure(
+            go.Scatter(x=[0.0, 1.0], y=[1.0, float(len(memo))], name=kit.tr("kit.data"))
+        )
+
+    kit.chart(build, "memo_chart", kept=True, memo=memo)
+    st.write(f"built={st.session_state.get('built', 0)}")
+
+
+def _memo_session(memo: str, lang: str = "en") -> tuple[int, bytes]:
+    """A new session drawing the memo chart: how often it built the figure, and its payload."""
+    at = AppTest.from_function(_memo_script)
+    at.query_params.update({"memo": memo, "lang": lang})
+    at.run()
+    assert not at.exception, at.exception
+    (element,) = at.get("bidi_component")
+    return int(at.markdown[0].value.removeprefix("built=")), element.proto.bytes
+
+
+def test_a_memo_chart_is_built_once_for_every_session_per_memo_and_language():
+    memo = f"memo-{uuid.uuid4()}"  # a key no other test (or worker) has cached
+    built, payload = _memo_session(memo)
+    assert built == 1
+    assert _memo_session(memo) == (0, payload)  # another session: from the cache, the same
+    built_ja, payload_ja = _memo_session(memo, "ja")
+    assert built_ja == 1 and payload_ja != payload  # the labels are in the session's language
+    assert json.loads(payload_ja)["figure"]["data"][0]["name"] == kit.strings("ja")["kit.data"]
+    other, payload_other = _memo_session(memo + "+")
+    assert other == 1 and payload_other != payload
+    assert json.loads(payload)["figure"]["data"][0]["y"] == [1.0, float(len(memo))]
+
+
+@pytest.mark.parametrize(
+    ("fig", "kw"),
+    [
+        (go.Figure(), {"kept": True, "memo": 1}),  # a memo needs a builder
+        (go.Figure, {"kept": True}),  # a builder needs a memo
+        (go.Figure, {"memo": 1}),  # only a kept chart has a memo
+    ],
+)
+def test_a_memo_chart_is_a_kept_chart_given_as_a_builder(fig, kw):
+    with pytest.raises(ValueError):
+        kit.chart(fig, "k", **kw)
