@@ -18,7 +18,7 @@ from core import toydata
 from figures import reverse as figs
 from ui import cache_reverse as cr
 from ui import exercises, kit, perf, prefetch, tex
-from ui.i18n import t_tex
+from ui.i18n import current_lang, t_tex
 
 DATA = ("mixture", "moons", "swiss_roll", "circle")
 GRID = np.linspace(-2.4, 2.4, 17)  # where the field's arrows start
@@ -140,27 +140,13 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
     if not runs:
         return
     first = next(iter(runs.values()))
-    panels = [
-        figs.ScrubPanel(page.tr(f"panel_{k}"), k, r.clouds, r.trajectories, r.heads)
-        for k, r in runs.items()
-    ]
-    if mix is not None and trained is None:  # the learned panel keeps its place until trained
-        panels.append(
-            figs.ScrubPanel.waiting(page.tr("panel_learned"), "learned", len(first.frame_steps))
-        )
-    page.chart(
-        figs.scrub_figure(
-            panels,
-            cr.reference_data(spec)[: cr.N_SHOWN],
-            first.frame_steps.tolist(),
-            len(first.frame_steps) - 1,
-            names=(page.tr("data_points"), page.tr("particles"), page.tr("paths")),
-            prefix="t = ",
-            note=page.tr("learned_waiting") if mix is not None else "",
-        ),
+    lang = current_lang()
+    page.chart(  # built on a miss only: the warm-up builds the default spec's in each language
+        lambda: cr.scrub_figure(spec, runs, lang),
         "scrub_chart",
         kept=True,
         move=True,
+        memo=cr.scrub_memo(spec, sampler, n_steps, eta, variance, tuple(runs)),
     )
     source = next(iter(runs))
     model = cr.eps_model(spec, source, trained)

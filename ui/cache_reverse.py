@@ -31,10 +31,14 @@ import streamlit as st
 
 from core import reverse as rv
 from core.arrays import Array, IntArray
+from figures import reverse as figs
+from ui.i18n import LANGUAGES, tr_in
 from ui.registry import ROOT
 from ui.training_worker import TrainingWorker
 
-if TYPE_CHECKING:  # torch stays unimported until a learned denoiser is needed
+if TYPE_CHECKING:  # annotations only: torch stays unimported until a denoiser is needed
+    import plotly.graph_objects as go
+
     from core.denoiser import Trained, TrainSpec
 
 DEFAULT_WEIGHTS = ROOT / "assets" / "models" / "reverse_default.npz"
@@ -267,6 +271,64 @@ def learned_run(
     return _run(spec, "learned", sampler, n_steps, eta, variance, _trained, N_SHOWN)
 
 
+# ---- the scrub: its figure, and its payload cached for every session ------------------------
+SCRUB_CHART = "reverse_diffusion_scrub_chart"  # the page's kept chart (kit.chart's key)
+
+
+def scrub_memo(
+    spec: TrainSpec, sampler: str, n_steps: int, eta: float, variance: str, sources: tuple[str, ...]
+) -> tuple[Any, ...]:
+    """What the scrub's figure depends on besides the language (``kit.chart``'s ``memo``):
+    the runs follow from these, the learned one from the spec's trained denoiser (by which
+    :func:`learned_run` is cached too); ``sources``: the panels run (``exact``, ``learned``)."""
+    return (spec, sampler, int(n_steps), float(eta), variance, tuple(sources))
+
+
+def scrub_figure(spec: TrainSpec, runs: dict[str, RunSummary], lang: str) -> go.Figure:
+    """Both denoisers' particle clouds over t, labelled in ``lang``; where the spec has an
+    exact denoiser and no trained one, the learned panel waits in its place."""
+
+    def tr(name: str) -> str:
+        return tr_in(lang, f"reverse_diffusion.{name}")
+
+    first = next(iter(runs.values()))
+    panels = [
+        figs.ScrubPanel(tr(f"panel_{k}"), k, r.clouds, r.trajectories, r.heads)
+        for k, r in runs.items()
+    ]
+    mix = spec.data.mixture()
+    if mix is not None and "learned" not in runs:
+        panels.append(
+            figs.ScrubPanel.waiting(tr("panel_learned"), "learned", len(first.frame_steps))
+        )
+    return figs.scrub_figure(
+        panels,
+        reference_data(spec)[:N_SHOWN],
+        first.frame_steps.tolist(),
+        len(first.frame_steps) - 1,
+        names=(tr("data_points"), tr("particles"), tr("paths")),
+        prefix="t = ",
+        note=tr("learned_waiting") if mix is not None else "",
+    )
+
+
+def scrub_payload(
+    spec: TrainSpec,
+    sampler: str,
+    n_steps: int,
+    eta: float,
+    variance: str,
+    runs: dict[str, RunSummary],
+    lang: str,
+) -> bytes:
+    """The scrub's payload as the page sends it (``ui.live.memo_payload``): from the cache, or
+    built now and cached."""
+    from ui import live  # ui.live builds on ui.kit, which a data module does not need
+
+    memo = scrub_memo(spec, sampler, n_steps, eta, variance, tuple(runs))
+    return live.memo_payload(SCRUB_CHART, True, memo, lang, lambda: scrub_figure(spec, runs, lang))
+
+
 # ---- quality against the number of steps ----------------------------------------------------
 @dataclass(frozen=True)
 class Quality:
@@ -430,9 +492,9 @@ def warm_defaults() -> None:
     """Compute what the default settings show on a first visit to the sampling and quality
     views, after one click of the sampler or of DDPM's variance, and along DDIM's η and steps
     sliders from the default (each a 40–90 ms miss in a step): every sampler's exact and
-    learned run (DDPM's 1000 steps twice), DDIM at every η and every steps option, and both
-    quality curves (about 6 s of one core, once per server, in :mod:`ui.warmup`'s background
-    thread)."""
+    learned run (DDPM's 1000 steps twice), DDIM at every η and every steps option, the scrub's
+    payload of each in both languages, and both quality curves (about 6 s of one core, once
+    per server, in :mod:`ui.warmup`'s background thread)."""
     from core import denoiser as dn
     from core import reverse as rv
 
@@ -445,7 +507,11 @@ def warm_defaults() -> None:
     runs += [("ddim", DEFAULT_STEPS, eta, "posterior") for eta in ETAS if eta]
     runs += [("ddim", n_steps, 0.0, "posterior") for n_steps in STEPS if n_steps != DEFAULT_STEPS]
     for sampler, n_steps, eta, variance in runs:
-        exact_run(spec, sampler, n_steps, eta, variance)
-        learned_run(spec, sampler, n_steps, eta, variance, trained)
+        done = {
+            "exact": exact_run(spec, sampler, n_steps, eta, variance),
+            "learned": learned_run(spec, sampler, n_steps, eta, variance, trained),
+        }
+        for lang in LANGUAGES:  # the scrub's payload, as a first visit in either language
+            scrub_payload(spec, sampler, n_steps, eta, variance, done, lang)
     exact_quality(spec)
     learned_quality(spec, trained)

@@ -47,8 +47,12 @@ def tr(key: str, **values: Any) -> str:
 
     Named ``tr`` (translate) so that pages keep ``t`` for the paper's symbols (a timestep).
     """
-    table = strings(current_lang())
-    text = table.get(key) or strings(DEFAULT_LANG).get(key)
+    return tr_in(current_lang(), key, **values)
+
+
+def tr_in(lang: str, key: str, **values: Any) -> str:
+    """:func:`tr` in ``lang`` (work done outside a session: the server's warm-up)."""
+    text = strings(lang).get(key) or strings(DEFAULT_LANG).get(key)
     if text is None:  # tests/app/test_i18n.py lists keys the code uses but en.json lacks
         return key
     return text.format(**values) if values else text

@@ -114,6 +114,54 @@ def test_the_learned_panel_runs_its_shown_particles_with_the_full_runs_noise():
     assert not np.allclose(few.samples, cr._run(*args[:4], 0.0, *args[5:], n=cr.N_SHOWN).samples)
 
 
+def _scrub_particles(at) -> dict[str, np.ndarray]:
+    """Each panel's particles at the scrub's last frame (t = 0), as the browser gets them."""
+    traces = kept_charts(at)[f"{C}_scrub_chart"]["figure"]["data"]
+    return {
+        source: np.array([traces[4 * p + 2]["x"], traces[4 * p + 2]["y"]], float).T
+        for p, source in enumerate(("exact", "learned"))
+    }
+
+
+def test_the_scrub_shows_the_run_of_every_setting_when_it_comes_from_the_cache():
+    """The scrub's payload is cached by its settings for every session (``kit.chart``'s
+    ``memo``): every setting must draw its own runs, in a new session and on a revisit, so a
+    setting the memo left out would show another setting's particles."""
+    from core import denoiser as dn
+    from ui import cache_reverse as cr
+
+    spec, trained = dn.TrainSpec(), cr.default_denoiser()
+    settings = [
+        {},
+        {f"{C}_eta": "0.5"},
+        {f"{C}_steps": "10"},
+        {f"{C}_sampler": "heun"},
+        {f"{C}_sampler": "ddpm"},
+        {f"{C}_sampler": "ddpm", f"{C}_variance": "beta"},
+        {},
+    ]
+    seen = []
+    for query in settings:
+        at = open_page(PAGE, query)
+        ok(at)
+        sampler = query.get(f"{C}_sampler", "ddim")
+        n_steps = int(query.get(f"{C}_steps", cr.DEFAULT_STEPS))
+        if sampler == "ddpm":
+            n_steps = spec.schedule().num_steps
+        args = (sampler, n_steps, float(query.get(f"{C}_eta", 0)), query.get(f"{C}_variance"))
+        args = args[:3] + (args[3] or "posterior",)
+        shown = _scrub_particles(at)
+        want = {
+            "exact": cr.exact_run(spec, *args).clouds[-1],
+            "learned": cr.learned_run(spec, *args, trained).clouds[-1],
+        }
+        for source in want:
+            assert np.allclose(shown[source], want[source], atol=0.006), (query, source)
+        seen.append(shown["exact"])
+    assert all(not np.allclose(a, b) for a, b in zip(seen[1:-1], seen[2:-1], strict=False))
+    assert np.array_equal(seen[0], seen[-1])
+
+
 def test_fewer_steps_jump_further_and_stay_deterministic():
     at = open_page(PAGE)
     at.select_slider(key=f"{C}_steps").set_value(10).run()

@@ -40,6 +40,7 @@ def test_the_warm_up_computes_what_the_default_views_then_find_in_the_cache():
         "cache_reverse.learned_run",
         "cache_reverse.exact_quality",
         "cache_reverse.learned_quality",
+        "live._memo_wire",  # the reverse scrub's payloads (kit.chart's memo)
         "cache_simclr.default_run",
         "cache_backprop.default_runs",
         "cache_gallery.timing_at",
@@ -65,6 +66,7 @@ def test_the_warm_up_computes_what_the_default_views_then_find_in_the_cache():
         {"reverse_diffusion_view": "sampling", "reverse_diffusion_eta": "0.7"},  # DDIM's η
         {"reverse_diffusion_view": "sampling", "reverse_diffusion_steps": "1000"},  # its steps
         {"reverse_diffusion_view": "sampling", "reverse_diffusion_steps": "1"},
+        {"reverse_diffusion_view": "sampling", "reverse_diffusion_eta": "0.3", "lang": "ja"},
         {"reverse_diffusion_view": "quality"},
     ):
         at = open_page("reverse_diffusion.py", query)
