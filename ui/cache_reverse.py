@@ -287,28 +287,30 @@ def scrub_memo(
 def scrub_figure(spec: TrainSpec, runs: dict[str, RunSummary], lang: str) -> go.Figure:
     """Both denoisers' particle clouds over t, labelled in ``lang``; where the spec has an
     exact denoiser and no trained one, the learned panel waits in its place."""
-
-    def tr(name: str) -> str:
-        return tr_in(lang, f"reverse_diffusion.{name}")
-
     first = next(iter(runs.values()))
     panels = [
-        figs.ScrubPanel(tr(f"panel_{k}"), k, r.clouds, r.trajectories, r.heads)
+        figs.ScrubPanel(
+            tr_in(lang, f"reverse_diffusion.panel_{k}"), k, r.clouds, r.trajectories, r.heads
+        )
         for k, r in runs.items()
     ]
     mix = spec.data.mixture()
     if mix is not None and "learned" not in runs:
-        panels.append(
-            figs.ScrubPanel.waiting(tr("panel_learned"), "learned", len(first.frame_steps))
-        )
+        title = tr_in(lang, "reverse_diffusion.panel_learned")
+        panels.append(figs.ScrubPanel.waiting(title, "learned", len(first.frame_steps)))
+    names = (
+        tr_in(lang, "reverse_diffusion.data_points"),
+        tr_in(lang, "reverse_diffusion.particles"),
+        tr_in(lang, "reverse_diffusion.paths"),
+    )
     return figs.scrub_figure(
         panels,
         reference_data(spec)[:N_SHOWN],
         first.frame_steps.tolist(),
         len(first.frame_steps) - 1,
-        names=(tr("data_points"), tr("particles"), tr("paths")),
+        names=names,
         prefix="t = ",
-        note=tr("learned_waiting") if mix is not None else "",
+        note=tr_in(lang, "reverse_diffusion.learned_waiting") if mix is not None else "",
     )
 
 

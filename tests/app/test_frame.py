@@ -73,9 +73,11 @@ def test_every_registered_page_runs_without_exception(concept):
 
 
 def string_keys_used(text: str) -> set[str]:
-    """The literal string keys a module asks for: ``t("a.b")``, ``tr("a.b")`` and, on a
-    ``kit.Page("concept", ...)`` page, ``page.tr("name")`` (= ``concept.name``)."""
+    """The literal string keys a module asks for: ``t("a.b")``, ``tr("a.b")``,
+    ``tr_in(lang, "a.b")`` and, on a ``kit.Page("concept", ...)`` page, ``page.tr("name")``
+    (= ``concept.name``)."""
     used = set(re.findall(r"""(?<![.\w])(?:t|tr|t_tex)\(\s*f?["']([\w.]+)["']""", text))
+    used |= set(re.findall(r"""(?<![.\w])tr_in\(\s*\w+\s*,\s*f?["']([\w.]+)["']""", text))
     concept = re.search(r"""kit\.Page\(\s*["'](\w+)["']""", text)
     if concept:
         names = re.findall(r"""\bpage\.tr\(\s*["'](\w+)["']""", text)
@@ -84,8 +86,8 @@ def string_keys_used(text: str) -> set[str]:
 
 
 def test_the_key_finder_sees_page_strings():
-    text = 'page = kit.Page("wallis")\npage.tr("n_axis")\ntr("kit.seed")'
-    assert string_keys_used(text) == {"wallis.n_axis", "kit.seed"}
+    text = 'page = kit.Page("wallis")\npage.tr("n_axis")\ntr("kit.seed")\ntr_in(lang, "kit.data")'
+    assert string_keys_used(text) == {"wallis.n_axis", "kit.seed", "kit.data"}
 
 
 def test_every_string_key_used_in_the_code_exists_in_english():
