@@ -67,9 +67,8 @@ def _figures() -> dict[str, go.Figure | Callable[[], go.Figure]]:
     return st.session_state.setdefault(_FIGURES, {})
 
 
-def _built_figures() -> dict[str, go.Figure]:
-    """:func:`_figures`, each one built now that was kept as its builder."""
-    figures = _figures()
+def _built(figures: dict[str, go.Figure | Callable[[], go.Figure]]) -> dict[str, go.Figure]:
+    """``figures`` (:func:`_figures`), each one built now that was kept as its builder."""
     for key, fig in list(figures.items()):
         if not isinstance(fig, go.Figure):
             figures[key] = fig()
@@ -478,10 +477,7 @@ def view_handout(concept: str) -> Callable[[], str]:
     figures, formulas = _figures(), _formulas()
 
     def make() -> str:
-        built = [
-            (key, fig if isinstance(fig, go.Figure) else fig()) for key, fig in figures.items()
-        ]
-        charts = [(_figure_title(fig, key), fig) for key, fig in built]
+        charts = [(_figure_title(fig, key), fig) for key, fig in _built(figures).items()]
         return handout.handout(title, intro_text, link, charts, list(formulas.values()), lang=lang)
 
     return make
@@ -498,7 +494,7 @@ def data_and_export(concept: str) -> None:
     )
     if not box.open:
         return
-    figures = _built_figures()
+    figures = _built(_figures())
     with box:
         st.caption(t("kit.data_how"))
         json_col, handout_col = st.columns(2)
