@@ -9,6 +9,8 @@ import pytest
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest, app_test
 
+from ui import live
+
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 
@@ -26,7 +28,7 @@ def open_page(page: str | None, query: dict[str, str] | None = None) -> AppTest:
 def _live_payloads(at: AppTest) -> list[dict]:
     """The data of every ``ui.live`` element on the page (live controls and kept charts)."""
     return [
-        json.loads(e.proto.bytes)  # ui.live.wire: JSON bytes
+        live.read(e.proto.bytes)  # ui.live.wire: JSON bytes, read as the browser does
         for e in at.get("bidi_component")
         if e.proto.component_name == "adlab.live"
     ]

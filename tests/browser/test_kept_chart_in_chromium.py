@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlparse
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import screenshot, wait_for_app
+from ui import live
 
 KEY = "set_transformer_pooling_chart"
 PLOT = f".st-key-{KEY} .js-plotly-plot"
@@ -64,7 +65,8 @@ def test_a_step_redraws_the_kept_chart_in_place_with_the_new_figure(page: Page, 
 SCRUB = ".st-key-reverse_diffusion_scrub_chart .js-plotly-plot"
 # The kept scrub: how it was drawn, Plotly's slider position and the frame it names, the
 # frames Plotly holds (name → the particles' x), and what the plot draws of the trajectories
-# (trace 1) and the exact panel's particles (trace 2); the payload's frames and base traces.
+# (trace 1) and the exact panel's particles (trace 2); the payload's frames and base traces,
+# and the payload's bytes as they came.
 SCRUB_JS = """(sel) => {
   const gd = document.querySelector(sel);
   const live = gd.closest('.adlab-live').live;
@@ -78,6 +80,7 @@ SCRUB_JS = """(sel) => {
     paths: gd.calcdata[1].map((p) => p.x), particles: gd.calcdata[2].map((p) => p.x),
     sent: Object.fromEntries(live.data.frames.map((f) => [f.name, f.data[0].x])),
     sentPaths: live.data.figure.data[1].x, sentActive: live.layout.sliders[0].active,
+    raw: new TextDecoder().decode(live.sent),
   };
 }"""
 
@@ -142,6 +145,10 @@ def test_a_kept_scrub_moves_to_new_data_in_place_and_keeps_the_students_frame(pa
     assert after["marked"] and after["by"] == "move-new"  # the same plot, nothing redrawn
     assert after["names"] == scrubbed["names"] and after["active"] == scrubbed["active"]
     assert after["held"] == after["sent"] != scrubbed["sent"]  # the new frames replaced the old
+    # the particles came packed (ui/live.py _packed), and live.js read them as live.read does
+    assert '"i2":' in after["raw"]
+    read = live.read(after["raw"].encode())
+    assert after["sent"] == {f["name"]: f["data"][0]["x"] for f in read["frames"]}
     assert _same(after["particles"], after["sent"][after["frame"]])  # the student's frame, new
     assert _same(after["paths"], after["sentPaths"]) and after["paths"] != scrubbed["paths"]
     screenshot(page, "kept_scrub_moved")

@@ -324,6 +324,51 @@ def test_a_kept_scrubs_frames_are_in_its_payload_and_only_what_they_patch_in_its
     assert not scrub(["10", "0"], 0.0, frame_layout={"title": {"text": "t"}})["movable"]
 
 
+def _framed(*columns):
+    """A kept chart whose one frame gives trace 0 the x of each column in turn (y: x's)."""
+    fig = _scatter([0.0], [0.0])
+    fig.frames = [
+        go.Frame(name=str(k), data=[go.Scatter(x=c, y=c)], traces=[0])
+        for k, c in enumerate(columns)
+    ]
+    return live.wire("", [live.State(0, "", {})], 0, fig, chart_key="c", kept=True, move=True)
+
+
+def test_a_scrubs_frames_go_packed_and_are_read_back_as_the_very_same_numbers():
+    """Frame coordinates with two decimals (the reverse scrub's particles) go as 16-bit
+    integers in base64, and read back (``live.read``, as ``live.js`` reads them) as the same
+    doubles: two-decimal values across the 16-bit range, both its ends and −0 included."""
+    rng = np.random.default_rng(7)
+    wide = np.round(rng.uniform(-327.67, 327.67, 300), 2).tolist()
+    ends = [327.67, -327.67, 0.01, -0.01, -0.0, 0.0, 1.0, 2, -3, 0.07, 1.15, 2.67, 1e-2] * 2
+    sent = _framed(wide, ends)
+    raw = json.loads(sent)
+    assert [f["data"][0]["x"].keys() for f in raw["frames"]] == [{"i2"}, {"i2"}]
+    back = live.read(sent)
+    for frame, column in zip(back["frames"], (wide, ends), strict=True):
+        assert frame["data"][0]["x"] == frame["data"][0]["y"] == [float(v) for v in column]
+    plain = json.dumps([wide, wide], separators=(",", ":"))
+    assert len(json.dumps(raw["frames"][0])) < 0.6 * len(plain)  # well under the JSON
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        [0.5] * 15,  # too short to gain anything
+        [0.5] * 19 + [None],  # a gap
+        [0.5] * 19 + [0.125],  # three decimals
+        [0.5] * 19 + [327.68],  # over the 16-bit range
+        [0.5] * 19 + [-327.68],
+        [True] * 20,
+        ["a"] * 20,
+    ],
+)
+def test_frame_coordinates_that_do_not_fit_go_as_they_are(column):
+    raw = json.loads(_framed(column))
+    assert raw["frames"][0]["data"][0]["x"] == column
+    assert live.read(_framed(column))["frames"][0]["data"][0]["x"] == column
+
+
 def test_the_softmax_temperature_control_moves_its_traces():
     packed = live.pack("T", _states(), 1.0, _figure(), chart_key="c")
     assert packed["moveTraces"]  # its T axis is fixed to the grid (figures/softmax.py)

@@ -28,6 +28,20 @@ function loadPlotly() {
 let counter = 0;
 const MOVE = { mode: 'immediate', transition: { duration: 0 }, frame: { duration: 0, redraw: false } };
 
+// a frame's packed coordinates ({i2: base64}, ui/live.py _packed): PACK_SCALE × each number
+// as little-endian 16-bit integers, divided again (the same doubles); anything else as it is
+const PACK_SCALE = 100;
+function unpack(value) {
+  if (typeof value?.i2 !== 'string') return value;
+  const text = atob(value.i2);
+  const out = new Array(text.length / 2);
+  for (let k = 0; k < out.length; k++) {
+    const code = text.charCodeAt(2 * k) | (text.charCodeAt(2 * k + 1) << 8);
+    out[k] = ((code << 16) >> 16) / PACK_SCALE; // the sign of the 16-bit integer
+  }
+  return out;
+}
+
 const rootEnds = (root) => root.querySelectorAll('.live-ends span');
 
 // Plotly trace modules marked animatable for moves still running (Live.animate), with how
@@ -102,12 +116,18 @@ class Live {
     });
   }
 
-  // the payload: JSON bytes (ui/live.py, wire), parsed once per payload Streamlit hands over
+  // the payload: JSON bytes (ui/live.py, wire), parsed once per payload Streamlit hands over,
+  // the frames' packed coordinates unpacked (ui/live.py, read does the same)
   read(sent) {
     if (!(sent instanceof Uint8Array)) return sent;
     if (sent !== this.sent) {
       this.sent = sent;
       this.parsed = JSON.parse(new TextDecoder().decode(sent));
+      for (const frame of this.parsed.frames ?? []) {
+        for (const trace of frame.data ?? []) {
+          for (const axis of ['x', 'y']) trace[axis] = unpack(trace[axis]);
+        }
+      }
     }
     return this.parsed;
   }
