@@ -473,7 +473,8 @@ def kept_chart(
     ``<chart_key>_kept``. Use it through ``kit.chart(..., kept=True)``.
 
     A figure with frames (a scrub with Plotly's own slider) keeps them: they go with the
-    payload, and Plotly plays them in the browser. With ``move``, where a new figure differs
+    payload (their coordinates packed where they fit, :func:`_packed`), and Plotly plays
+    them in the browser. With ``move``, where a new figure differs
     from the one drawn only in its traces' x and y, its frames and its frame slider's steps
     (the same ``skeleton``) on fixed axes (``movable``), the browser moves the traces to it
     (``Plotly.animate`` with no redraw), replaces the frames and the slider's steps, and a
