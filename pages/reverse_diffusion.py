@@ -3,6 +3,8 @@ a small MLP trained live; DDPM, DDIM and the probability-flow ODE; quality again
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import replace
@@ -105,49 +107,65 @@ def sampling() -> None:
     sampling_view(spec, trained)
 
 
-@kit.fragment
-def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
-    """Sampler, steps, η: the particle clouds of both denoisers, scrubbed over t."""
-    s, mix = spec.schedule(), spec.data.mixture()
-    a, b, c = st.columns([3, 2, 2])
+def sampler_controls(s: dif.Schedule, widgets: bool) -> tuple[str, int, float, str]:
+    """The sampler, its steps, η and DDPM's variance: drawn (``widgets``) or only read."""
+    a, b, c = st.columns([3, 2, 2]) if widgets else (contextlib.nullcontext(),) * 3
     with a:
-        sampler = page.choice("sampler", rv.SAMPLERS, "ddim")
+        sampler = page.choice("sampler", rv.SAMPLERS, "ddim", widget=widgets)
     with b:
         n_steps = (
             s.num_steps
             if sampler == "ddpm"
-            else page.select_slider("steps", cr.STEPS, cr.DEFAULT_STEPS)
+            else page.select_slider("steps", cr.STEPS, cr.DEFAULT_STEPS, widget=widgets)
         )
-        if sampler == "ddpm":
+        if sampler == "ddpm" and widgets:
             st.caption(page.tr("ddpm_all_steps", T=s.num_steps))
     with c:
         eta = (
-            page.slider("eta", cr.ETAS[0], cr.ETAS[-1], 0.0, step=0.1, help=page.tr("eta_help"))
+            page.slider(
+                "eta",
+                cr.ETAS[0],
+                cr.ETAS[-1],
+                0.0,
+                step=0.1,
+                help=page.tr("eta_help"),
+                widget=widgets,
+            )
             if sampler == "ddim"
             else 0.0
         )
         eta = round(eta, 1)  # a slider's 0.30000000000000004 is the 0.3 the warm-up ran
         variance = (
-            page.choice("variance", ("posterior", "beta"), "posterior")
+            page.choice("variance", ("posterior", "beta"), "posterior", widget=widgets)
             if sampler == "ddpm"
             else "posterior"
         )
-    runs = {}
-    if mix is not None:
-        runs["exact"] = cr.exact_run(spec, sampler, n_steps, eta, variance)
-    if trained is not None:
-        runs["learned"] = cr.learned_run(spec, sampler, n_steps, eta, variance, trained)
-    if not runs:
-        return
-    first = next(iter(runs.values()))
-    lang = current_lang()
-    page.chart(  # built on a miss only: the warm-up builds the default spec's in each language
-        lambda: cr.scrub_figure(spec, runs, lang),
-        "scrub_chart",
-        kept=True,
-        move=True,
-        memo=cr.scrub_memo(spec, sampler, n_steps, eta, variance, tuple(runs)),
-    )
+    return sampler, n_steps, eta, variance
+
+
+@kit.fragment
+def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
+    """Sampler, steps, η: the particle clouds of both denoisers, scrubbed over t. The controls
+    are shown above the scrub and sent after it (a step's rerun: the chart first)."""
+    s, mix = spec.schedule(), spec.data.mixture()
+    with kit.controls_after_the_chart(functools.partial(sampler_controls, s)) as chosen:
+        sampler, n_steps, eta, variance = chosen
+        runs = {}
+        if mix is not None:
+            runs["exact"] = cr.exact_run(spec, sampler, n_steps, eta, variance)
+        if trained is not None:
+            runs["learned"] = cr.learned_run(spec, sampler, n_steps, eta, variance, trained)
+        if not runs:
+            return
+        first = next(iter(runs.values()))
+        lang = current_lang()
+        page.chart(  # built on a miss only: the warm-up builds the default spec's in each language
+            lambda: cr.scrub_figure(spec, runs, lang),
+            "scrub_chart",
+            kept=True,
+            move=True,
+            memo=cr.scrub_memo(spec, sampler, n_steps, eta, variance, tuple(runs)),
+        )
     source = next(iter(runs))
     model = cr.eps_model(spec, source, trained)
     t, t_prev = (int(v) for v in first.steps[:2])

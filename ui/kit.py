@@ -20,7 +20,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode, urlsplit
 
 import numpy as np
@@ -217,6 +217,38 @@ def let_the_chart_go_first() -> None:
     wait = 0.0 if sent is None else sent + CHART_HEAD_START_SECS - time.monotonic()
     if wait > 0:
         time.sleep(wait)
+
+
+V = TypeVar("V")
+
+
+@contextmanager
+def controls_after_the_chart(controls: Callable[[bool], V]) -> Iterator[V]:
+    """Controls shown above a chart and sent after it: their values now, their widgets at
+    the end of the ``with`` block.
+
+    ``controls(widgets)`` draws a part's controls and returns their values; with
+    ``widgets=False`` it only reads them (``Page.slider(..., widget=False)`` and the like,
+    seeded from the URL and clamped as the widgets will be) and draws nothing. The block
+    gets the values and draws the chart; the widgets are then drawn in a place kept above it,
+    after :func:`let_the_chart_go_first`, whatever the block did (returned early or failed).
+    Sent before the chart, the widgets were rendered again in the chart's pass in the
+    browser: the reverse scrub's η and steps, p95 1.20–1.34 × the bare app → 0.91–1.05 at 40
+    steps (bench/controls_report.md, round 20). The widgets must return the values read:
+    else an error, never a chart of other settings.
+    """
+    place = st.container()
+    values = controls(False)
+    done = False
+    try:
+        yield values
+        done = True
+    finally:
+        let_the_chart_go_first()
+        with place:
+            drawn = controls(True)
+    if done and drawn != values:
+        raise RuntimeError(f"controls read as {values!r} were drawn as {drawn!r}")
 
 
 def table(data: Any, key: str, **kw: Any) -> None:

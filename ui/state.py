@@ -85,9 +85,19 @@ def _fmt_float(x: float) -> str:
 
 
 def select_slider(
-    label: str, key: str, options: Sequence[float], default: float, **kwargs: Any
+    label: str,
+    key: str,
+    options: Sequence[float],
+    default: float,
+    *,
+    widget: bool = True,
+    **kwargs: Any,
 ) -> float:
-    """A slider over numeric ``options`` (e.g. log-spaced); the URL holds the value."""
+    """A slider over numeric ``options`` (e.g. log-spaced); the URL holds the value.
+
+    ``widget=False``: the value the widget will return, seeded and clamped as for the widget,
+    and no widget yet (``kit.controls_after_the_chart``); the same goes for :func:`slider`
+    and :func:`choice`."""
 
     def decode(raw: str) -> float:
         x = float(raw)
@@ -100,13 +110,22 @@ def select_slider(
     current = st.session_state[key]
     if current not in options:  # the options moved (e.g. the heads that divide a new D)
         st.session_state[key] = min(options, key=lambda o: (abs(o - current), o))
+    if not widget:
+        return st.session_state[key]
     value = st.select_slider(label, options=list(options), key=key, **kwargs)
     _publish(key, _fmt_float)
     return value
 
 
 def slider(
-    label: str, key: str, min_value: float, max_value: float, default: float, **kwargs: Any
+    label: str,
+    key: str,
+    min_value: float,
+    max_value: float,
+    default: float,
+    *,
+    widget: bool = True,
+    **kwargs: Any,
 ) -> Any:
     """``st.slider`` (int or float, like ``default``); the URL holds the value."""
     kind = type(default)
@@ -120,6 +139,8 @@ def slider(
     _seed(key, default, decode)
     if not min_value <= st.session_state[key] <= max_value:  # the range moved (e.g. B shrank)
         st.session_state[key] = min(max(st.session_state[key], min_value), max_value)
+    if not widget:
+        return kind(min_value) if min_value == max_value else st.session_state[key]
     if min_value == max_value:  # one choice left (Swin: one window when M = H): no slider
         st.caption(f"{label}: {kind(min_value)}")  # Streamlit refuses a slider with min = max
         _publish(key, str if kind is int else _fmt_float)
@@ -162,7 +183,15 @@ def text(label: str, key: str, default: str, max_chars: int = 200, **kwargs: Any
     return value
 
 
-def choice(label: str, key: str, options: Sequence[str], default: str, **kwargs: Any) -> str:
+def choice(
+    label: str,
+    key: str,
+    options: Sequence[str],
+    default: str,
+    *,
+    widget: bool = True,
+    **kwargs: Any,
+) -> str:
     """A segmented control / radio over string ``options``; the URL holds the choice."""
 
     def decode(raw: str) -> str:
@@ -171,6 +200,8 @@ def choice(label: str, key: str, options: Sequence[str], default: str, **kwargs:
         return raw
 
     _seed(key, default, decode)
+    if not widget:
+        return st.session_state[key]
     value = st.radio(label, options=list(options), key=key, horizontal=True, **kwargs)
     _publish(key, str)
     return value

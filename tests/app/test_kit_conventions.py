@@ -11,7 +11,7 @@ import pytest
 
 from core.errors import CoreError
 from core.validation import finite_array, integer, positive
-from tests.app.conftest import ROOT, open_page
+from tests.app.conftest import ROOT, kept_charts, open_page
 from ui import formulas, streamlit_internals, tex
 from ui.i18n import strings
 
@@ -341,6 +341,82 @@ def test_a_table_lets_the_chart_before_it_go_first():
     assert list(frame.value["a"]) == [1, 2]
     waited = at.session_state["table_sent"] - at.session_state["chart_sent"]
     assert waited >= 0.9 * kit.CHART_HEAD_START_SECS
+
+
+def controls_then_chart() -> None:
+    """An AppTest script: a slider and a radio shown above a chart and sent after it, times
+    noted; ``?early=1`` returns before the chart, ``?lie=1`` draws other values than read."""
+    import time
+
+    import plotly.graph_objects as go
+    import streamlit as st
+
+    from ui import kit, state
+
+    def controls(widgets: bool) -> tuple[int, str]:
+        lie = widgets and st.query_params.get("lie") == "1"
+        n = state.slider("n", "demo_n", 1, 9, 3, widget=widgets)
+        kind = state.choice("kind", "demo_kind", ("a", "b"), "a", widget=widgets)
+        if widgets:
+            st.session_state["controls_sent"] = time.monotonic()
+        return (n + 1 if lie else n), kind
+
+    try:
+        with kit.controls_after_the_chart(controls) as (n, kind):
+            st.session_state["read"] = (n, kind)
+            if st.query_params.get("early") == "1":
+                return
+            kit.chart(go.Figure(go.Bar(y=[n])), "bar", kept=True)
+            st.session_state["chart_sent"] = time.monotonic()
+    except RuntimeError as err:  # the page would show it (redacted here: showErrorDetails)
+        st.session_state["error"] = str(err)
+    state.flush()
+
+
+def _controls_app(**params: str):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(controls_then_chart)
+    at.query_params.update(params)
+    return at.run()
+
+
+def test_controls_after_the_chart_are_shown_above_it_and_sent_after_it():
+    """``kit.controls_after_the_chart``: the block gets the values the widgets then show (from
+    the URL, then from the student's steps), the chart goes first, and the widgets sit above
+    it in the page."""
+    from ui import kit
+
+    at = _controls_app(demo_n="7")  # a shared link
+    assert not at.exception
+    assert at.session_state["read"] == (7, "a") and at.slider(key="demo_n").value == 7
+    assert at.session_state["controls_sent"] - at.session_state["chart_sent"] >= (
+        0.9 * kit.CHART_HEAD_START_SECS
+    )
+    at.slider(key="demo_n").set_value(2).run()
+    at.radio(key="demo_kind").set_value("b").run()
+    assert not at.exception
+    assert at.session_state["read"] == (2, "b")
+    assert at.query_params["demo_n"] == "2" and at.query_params["demo_kind"] == "b"
+    [bar] = kept_charts(at).values()
+    assert bar["figure"]["data"][0]["y"] == [2]  # the chart of the values the widgets show
+
+    # in the page: the controls' place first, the chart after it
+    def holds(node, kind: str) -> bool:
+        inner = getattr(node, "children", {}).values()  # a block; an element has none
+        return node.type == kind or any(holds(c, kind) for c in inner)
+
+    main = list(at.main.children.values())
+    places = [i for i, e in enumerate(main) if holds(e, "slider")]
+    charts = [i for i, e in enumerate(main) if holds(e, "bidi_component")]
+    assert places and charts and places[0] < charts[0]
+
+
+def test_controls_after_the_chart_are_drawn_when_the_block_returns_early_and_must_agree():
+    at = _controls_app(early="1")
+    assert not at.exception and at.slider(key="demo_n").value == 3  # drawn all the same
+    at = _controls_app(lie="1")
+    assert at.session_state["error"] == "controls read as (3, 'a') were drawn as (4, 'a')"
 
 
 def test_pages_draw_tables_through_the_kit():
