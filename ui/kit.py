@@ -233,9 +233,9 @@ def controls_after_the_chart(controls: Callable[[bool], V]) -> Iterator[V]:
     gets the values and draws the chart; the widgets are then drawn in a place kept above it,
     after :func:`let_the_chart_go_first`, whatever the block did (returned early or failed).
     Sent before the chart, the widgets were rendered again in the chart's pass in the
-    browser: the reverse scrub's η and steps, p95 1.20–1.34 × the bare app → 0.91–1.05 at 40
-    steps (bench/controls_report.md, round 20). The widgets must return the values read:
-    else an error, never a chart of other settings.
+    browser: the reverse sampling view's four controls, p50 127–151 → 93–108 ms at 100 steps
+    (the p95 within this machine's noise; bench/controls_report.md, round 20). The widgets
+    must return the values read: else an error, never a chart of other settings.
     """
     place = st.container()
     values = controls(False)
