@@ -239,15 +239,14 @@ def controls_after_the_chart(controls: Callable[[bool], V]) -> Iterator[V]:
     """
     place = st.container()
     values = controls(False)
-    done = False
     try:
         yield values
-        done = True
     finally:
         let_the_chart_go_first()
         with place:
             drawn = controls(True)
-    if done and drawn != values:
+    # reached only when the block ended without an exception (one leaves after finally)
+    if drawn != values:
         raise RuntimeError(f"controls read as {values!r} were drawn as {drawn!r}")
 
 
