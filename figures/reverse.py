@@ -14,6 +14,7 @@ Points are (N, 2) arrays; every panel shows the square [−R, R]² with equal ax
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +42,7 @@ SOURCE_COLOURS = {"exact": BLUE, "learned": ORANGE}
 # (#C7D9EE to #08306B in sixths: the highest value itself, 0 below, is a point, not drawn)
 CONTOUR_DROPS = (6.0, 5.0, 4.0, 3.0, 2.0, 1.0)
 CONTOUR_COLOURS = ("#C7D9EE", "#A7BDD8", "#87A1C2", "#6884AC", "#486897", "#284C81")
+DATA_DOT_PX = 4  # the scrub's data points (a layout image's dots, see dots_image)
 TRAJECTORY_COLOURS = (VERMILLION, "#009E73", "#CC79A7", "#56B4E9", "#6A3D9A", "#B15928")
 
 
@@ -66,6 +68,21 @@ def _notes(note: str, shown: Sequence[bool], radius: float) -> list[dict[str, An
         }
         for p, on in enumerate(shown)
     ]
+
+
+def dots_image(points: Array, radius: float, dot: float, colour: str) -> str:
+    """Points as round dots of diameter ``dot`` (in axis units) on the square [−R, R]², as an
+    SVG data URI for a layout image stretched over that square: each dot is a zero-length
+    line with round caps (2 decimals, as the particles). Plotly's moves never draw a layout
+    image again, where a scatter trace's 200 markers are styled again on every move."""
+    d = "".join(f"M{x:.2f} {-y:.2f}h0" for x, y in np.asarray(points, dtype=float))
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" '
+        f'viewBox="{-radius:g} {-radius:g} {2 * radius:g} {2 * radius:g}" '
+        f'preserveAspectRatio="none"><path d="{d}" stroke="{colour}" '
+        f'stroke-width="{dot:.4f}" stroke-linecap="round" fill="none"/></svg>'
+    )
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
 
 
 def _path_of(lines: Sequence[Array]) -> tuple[list, list]:
@@ -195,13 +212,14 @@ def scrub_figure(
         note: with it, one text trace a panel after the panels' traces, shown in a panel with
             no particles (:meth:`ScrubPanel.waiting`).
 
-    Traces per panel p (4 each, in order): [4p] data, [4p+1] trajectories (lines),
-    [4p+2] particles, [4p+3] trajectory heads. Each frame (named ``str(t)``) replaces the
-    particles and heads of every panel only. A panel with no particles has one gap
-    (``[None]``) for each of them, and the note's trace has one where the panel has
-    particles: the figure has the same traces and layout trained or not, so a kept chart
-    moves from one to the other (``ui.live``: Plotly draws a gap as nothing, and moving a
-    trace to it clears its old points).
+    Traces per panel p (4 each, in order): [4p] data (its legend entry: one gap; the points
+    are a layout image under the panel, :func:`dots_image`, named ``"data"`` as the trace's
+    legend group), [4p+1] trajectories (lines), [4p+2] particles, [4p+3] trajectory heads.
+    Each frame (named ``str(t)``) replaces the particles and heads of every panel only. A
+    panel with no particles has one gap (``[None]``) for each of them, and the note's trace
+    has one where the panel has particles: the figure has the same traces and layout trained
+    or not, so a kept chart moves from one to the other (``ui.live``: Plotly draws a gap as
+    nothing, and moving a trace to it clears its old points).
     """
     F = len(frame_steps)
     if any(len(p.clouds) != F or len(p.heads) != F for p in panels):
@@ -212,6 +230,12 @@ def scrub_figure(
     domains = _domains(n_panels)
     data_traces: list[dict[str, Any]] = []
     moving: list[int] = []
+    margin = {"l": 40, "r": 15, "t": 70, "b": 120}
+    # the data's dots: DATA_DOT_PX wide on a panel as tall as the plot area
+    dots = dots_image(
+        data, radius, DATA_DOT_PX / (height - margin["t"] - margin["b"]) * 2 * radius, "#BBBBBB"
+    )
+    images = []
     for p, (panel, domain) in enumerate(zip(panels, domains, strict=True)):
         sfx = str(p + 1) if p else ""
         _square_axes(lay, sfx, domain, radius)
@@ -221,8 +245,8 @@ def scrub_figure(
         data_traces += [
             {
                 "type": "scatter",
-                "x": _list(data[:, 0], 2),
-                "y": _list(data[:, 1], 2),
+                "x": [None],
+                "y": [None],
                 "mode": "markers",
                 "name": names[0],
                 "legendgroup": "data",
@@ -271,10 +295,27 @@ def scrub_figure(
             },
         ]
         moving += [4 * p + 2, 4 * p + 3]
+        images.append(
+            {
+                "source": dots,
+                "name": "data",
+                "xref": f"x{sfx}",
+                "yref": f"y{sfx}",
+                "x": -radius,
+                "y": radius,
+                "sizex": 2 * radius,
+                "sizey": 2 * radius,
+                "xanchor": "left",
+                "yanchor": "top",
+                "sizing": "stretch",
+                "layer": "below",
+            }
+        )
+    lay["images"] = images
     if note:
         data_traces += _notes(note, [p.clouds.shape[1] == 0 for p in panels], radius)
     lay["annotations"] = panel_titles([p.title for p in panels], [d[0] for d in domains])
-    lay["margin"] = {"l": 40, "r": 15, "t": 70, "b": 120}
+    lay["margin"] = margin
     lay["legend"] = {
         "orientation": "h",
         "x": 1.0,

@@ -374,9 +374,10 @@ def wire(
 
 def _skeleton(body: Mapping[str, Any]) -> str:
     """A kept chart's figure with its traces' coordinates, its frames and its sliders' steps
-    left out: the same skeleton on the chart drawn and a new figure means the new one
-    differs only in x and y, in its frames (their names and number too) and in the frame
-    slider's steps, which the browser replaces in place. Which coordinates are empty stays
+    left out, and its layout images' sources: the same skeleton on the chart drawn and a new
+    figure means the new one differs only in x and y, in its frames (their names and number
+    too), in the frame slider's steps and in the layout images' pictures, which the browser
+    replaces in place. Which coordinates are empty stays
     in (``Plotly.animate`` neither clears a trace's old points nor draws a trace that had
     none), and so do the traces a frame patches."""
     figure = body["figure"]
@@ -386,6 +387,8 @@ def _skeleton(body: Mapping[str, Any]) -> str:
         for t in figure["data"]
     ]
     layout = dict(figure["layout"])
+    if "images" in layout:  # the browser swaps their pictures in place
+        layout["images"] = [{k: v for k, v in i.items() if k != "source"} for i in layout["images"]]
     if "sliders" in layout:
         layout["sliders"] = [
             {k: v for k, v in s.items() if k not in ("steps", "active")} for s in layout["sliders"]
@@ -396,9 +399,11 @@ def _skeleton(body: Mapping[str, Any]) -> str:
 
 
 def _coords(body: Mapping[str, Any]) -> str:
-    """The figure's traces' x and y, hashed: with the same skeleton and the same coordinates
-    a new figure differs from the one drawn only in its images' sources (and frames)."""
+    """The figure's traces' x and y and its layout images' sources, hashed: with the same
+    skeleton and the same coordinates a new figure differs from the one drawn only in its
+    image traces' sources (and frames)."""
     xy = [[t.get("x"), t.get("y")] for t in body["figure"]["data"]]
+    xy.append([i.get("source") for i in body["figure"]["layout"].get("images", ())])
     return hashlib.sha1(_json(xy).encode()).hexdigest()[:16]
 
 

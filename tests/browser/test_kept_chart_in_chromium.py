@@ -215,6 +215,74 @@ def test_the_learned_panel_waits_in_place_off_the_trained_setting(page: Page, se
     assert back["markers"][2] == particles and back["line"] and back["note"] == ""
 
 
+# The scrub's data dots (a layout image a panel, figures/reverse.py dots_image): each image
+# element's picture and screen box, each panel's square [−3, 3]² on the screen, and the
+# pictures the payload sent.
+DOTS_JS = """(sel) => {
+  const gd = document.querySelector(sel);
+  const live = gd.closest('.adlab-live').live;
+  const images = Array.from(gd.querySelectorAll('.layer-subplot image, .imagelayer image'));
+  const svg = gd.querySelector('.main-svg').getBoundingClientRect();
+  const square = ([x, y]) => {
+    const xa = gd._fullLayout[x], ya = gd._fullLayout[y];
+    const left = svg.x + xa._offset + xa.l2p(-3), top = svg.y + ya._offset + ya.l2p(3);
+    return [left, top, xa.l2p(3) - xa.l2p(-3), ya.l2p(-3) - ya.l2p(3)];
+  };
+  return {
+    marked: gd.__marked === true, by: live.drawnBy, digest: live.digest,
+    hrefs: images.map((e) => e.href.baseVal),
+    boxes: images.map((e) => {
+      const r = e.getBoundingClientRect();
+      return [r.x, r.y, r.width, r.height];
+    }),
+    squares: [['xaxis', 'yaxis'], ['xaxis2', 'yaxis2']].map(square),
+    sent: live.layout.images.map((i) => i.source),
+    legend: gd.data[0].visible ?? true,
+  };
+}"""
+
+
+def _over_the_squares(dots: dict) -> None:
+    """Each panel's picture covers its square [−3, 3]² on the screen, to a pixel."""
+    for box, square in zip(dots["boxes"], dots["squares"], strict=True):
+        assert all(abs(b - s) < 1.0 for b, s in zip(box, square, strict=True)), (box, square)
+
+
+def test_the_scrubs_data_dots_are_a_picture_in_each_panel_that_moves_and_hides_with_its_legend(
+    page: Page, server
+):
+    """The scrub's data points are a picture under each panel, over its square [−3, 3]²:
+    a data step (4 → 5 components) gives both panels the new picture in place (the chart
+    moved, not redrawn), and the legend's "data" entry hides and shows them."""
+    page.goto(f"{server.url}/reverse_diffusion")
+    wait_for_app(page)
+    page.wait_for_selector(f"{SCRUB} .main-svg")
+    first = page.evaluate(DOTS_JS, SCRUB)
+    assert first["by"] == "new" and first["hrefs"] == first["sent"] and len(first["sent"]) == 2
+    _over_the_squares(first)
+    page.evaluate("(sel) => { document.querySelector(sel).__marked = true; }", SCRUB)
+
+    _press(page, SCRUB, "components", "ArrowRight", first["digest"])
+    more = page.evaluate(DOTS_JS, SCRUB)
+    assert more["marked"] and more["by"] == "move-new"
+    assert more["hrefs"] == more["sent"] and set(more["sent"]).isdisjoint(first["sent"])
+    _over_the_squares(more)
+
+    entry = page.locator(f"{SCRUB} .legend .traces").first
+    entry.click()
+    page.wait_for_function(
+        "(sel) => document.querySelector(sel).querySelectorAll('image').length === 0", arg=SCRUB
+    )
+    assert page.evaluate(DOTS_JS, SCRUB)["legend"] == "legendonly"
+    screenshot(page, "kept_scrub_data_hidden")
+    entry.click()
+    page.wait_for_function(
+        "(sel) => document.querySelector(sel).querySelectorAll('image').length === 2", arg=SCRUB
+    )
+    shown = page.evaluate(DOTS_JS, SCRUB)
+    assert shown["legend"] is True and shown["hrefs"] == more["sent"]
+
+
 FIELD = ".st-key-reverse_diffusion_field_chart .js-plotly-plot"
 # The field: how it was drawn, whether it is the node marked before the step, and the path
 # Plotly draws for each trace of the first panel (arrows, heads, contour lines).

@@ -3,6 +3,9 @@ full Plotly validation of every builder's output."""
 
 from __future__ import annotations
 
+import base64
+import re
+
 import numpy as np
 import pytest
 
@@ -11,6 +14,18 @@ from tests.figures.validation import assert_valid_plotly
 
 rng = np.random.default_rng(0)
 F, N, M, K = 5, 30, 3, 12
+
+
+def dots_of(source: str) -> tuple[np.ndarray, str]:
+    """A layout image's dots (figures.reverse.dots_image) back as (n, 2) points, and its SVG."""
+    head = "data:image/svg+xml;base64,"
+    assert source.startswith(head)
+    svg = base64.b64decode(source[len(head) :]).decode()
+    path = re.fullmatch(r'.*<path d="([^"]*)".*', svg, flags=re.S)
+    assert path is not None
+    pairs = re.findall(r"M(-?\d+\.\d\d) (-?\d+\.\d\d)h0", path.group(1))
+    assert "".join(f"M{x} {y}h0" for x, y in pairs) == path.group(1)  # nothing else drawn
+    return np.array([[float(x), -float(y)] for x, y in pairs]).reshape(-1, 2), svg
 
 
 def panel(source: str) -> figs.ScrubPanel:
@@ -38,6 +53,22 @@ def test_scrub_figure_has_four_traces_a_panel_and_one_frame_a_step(sources):
         assert np.allclose(frame.y, np.round(pan.clouds[4, :, 1], 2))
         lines = fig.data[4 * p + 1]
         assert sum(v is None for v in lines.x) == M  # one break after each trajectory
+        # the data: a legend entry (one gap) and the dots, a layout image under the panel
+        # stretched over its square [−3, 3]²
+        legend = fig.data[4 * p]
+        assert list(legend.x) == [None] and legend.legendgroup == "data"
+        assert legend.showlegend == (p == 0)
+        image = fig.layout.images[p]
+        axes = ("x", "y") if p == 0 else (f"x{p + 1}", f"y{p + 1}")
+        assert (image.xref, image.yref, image.layer, image.sizing) == (*axes, "below", "stretch")
+        assert (image.x, image.y, image.sizex, image.sizey) == (-3, 3, 6, 6)
+        assert (image.xanchor, image.yanchor, image.name) == ("left", "top", "data")
+        dots, svg = dots_of(image.source)
+        assert np.array_equal(dots, np.round(data, 2))  # every point, in order, y up
+        assert 'viewBox="-3 -3 6 6"' in svg and 'preserveAspectRatio="none"' in svg
+        # 4 px on the plot area's 270 px of 6 units
+        assert 'stroke-width="0.0889"' in svg and 'stroke-linecap="round"' in svg
+    assert len(fig.layout.images) == len(panels)
     steps_shown = [s.label for s in fig.layout.sliders[0].steps]
     assert steps_shown == [str(t) for t in steps] and fig.layout.sliders[0].active == 2
 
@@ -58,7 +89,7 @@ def test_a_waiting_panel_has_gaps_where_a_trained_one_has_points_and_shows_the_n
     for i in (5, 6, 7):  # the waiting panel's paths, particles and heads
         assert list(fig.data[i].x) == list(fig.data[i].y) == [None]
         assert None not in both.data[i].y[:2]
-    assert np.allclose(fig.data[4].x, np.round(data[:, 0], 2))  # its data points stay
+    assert np.array_equal(dots_of(fig.layout.images[1].source)[0], np.round(data, 2))  # it stays
     note_trained, note_waiting = fig.data[8], fig.data[9]
     assert note_waiting.mode == "text" and list(note_waiting.text) == ["train it"]
     assert note_waiting.x[0] == 0 and note_waiting.xaxis == "x2"

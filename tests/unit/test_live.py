@@ -293,6 +293,40 @@ def test_a_kept_chart_moves_to_a_new_figure_only_if_nothing_but_its_coordinates_
     assert "skeleton" not in live.pack("T", _states(), 1.0, _figure(), chart_key="c")
 
 
+def test_a_kept_chart_takes_new_layout_pictures_in_place_and_redraws_for_anything_else():
+    """A layout image's source (the reverse scrub's data dots) is left out of the skeleton,
+    as the traces' coordinates are: a new figure that differs there moves and swaps the
+    picture. Where the image is, its name or how many there are stays in; and the new source
+    changes ``coords``, so a chart of image traces never only swaps its traces' pictures
+    where a layout image changed too."""
+
+    def dots(source, **image):
+        fig = _scatter([0.0], [1.0])
+        where = {"x": -3, "y": 3, "sizex": 6, "sizey": 6, "name": "data"} | image
+        fig.add_layout_image(source=source, xref="x", yref="y", **where)
+        return fig
+
+    a, b = (
+        _kept(dots("data:image/svg+xml;base64,AA==")),
+        _kept(dots("data:image/svg+xml;base64,AQ==")),
+    )
+    assert a["movable"] and b["movable"] and a["digest"] != b["digest"]
+    assert a["skeleton"] == b["skeleton"]
+    for other in ({"x": -2}, {"sizex": 5}, {"name": "other"}, {"layer": "below"}):
+        assert _kept(dots("data:image/svg+xml;base64,AA==", **other))["skeleton"] != a["skeleton"]
+    assert _kept(_scatter([0.0], [1.0]))["skeleton"] != a["skeleton"]  # no image at all
+
+    def beside(source):
+        fig = style.figure(
+            [{"type": "image", "source": "data:image/png;base64,AA==", "name": "x"}], {}
+        )
+        fig.add_layout_image(source=source, xref="paper", yref="paper", x=0, y=1, sizex=1, sizey=1)
+        return _kept(fig)
+
+    one, two = beside("data:a"), beside("data:b")
+    assert one["skeleton"] == two["skeleton"] and one["coords"] != two["coords"]
+
+
 def test_a_kept_scrubs_frames_are_in_its_payload_and_only_what_they_patch_in_its_skeleton():
     def scrub(names, x, traces=(0,), prefix="t = ", frame_layout=None):
         fig = _scatter([x], [0.0])

@@ -258,6 +258,7 @@ class Live {
       const figure = { data: this.traces(state), layout: this.layout, config: this.config() };
       if (this.data.frames) figure.frames = this.data.frames;
       this.Plotly.newPlot(this.plot, figure);
+      this.followLegend(); // newPlot took the plot's listeners away
       this.drawn = true;
       this.drawnBy = 'new';
     }
@@ -314,7 +315,8 @@ class Live {
 
   // A kept chart's new figure with the skeleton of the one drawn: its frames replace the
   // old ones (all of them where the names changed), the frame slider takes the new steps,
-  // every trace moves to its new x and y, and every image takes its new picture. Where the
+  // every trace moves to its new x and y, and every image (a trace's or the layout's) takes
+  // its new picture. Where the
   // student has scrubbed Plotly's slider away from the figure's frame, the chart stays at
   // their frame (by name) if the new figure has it: that frame's traces move to its new
   // data. False (nothing done) where the plot's images are not where they were drawn.
@@ -325,6 +327,7 @@ class Live {
     const images = this.imageElements(sources);
     if (!images) return false;
     const frames = this.data.frames;
+    const update = {}; // relayout: the frame slider's steps, the layout images' pictures
     if (frames) {
       const slider = gd._fullLayout?.sliders?.[0];
       const scrubbed = this.scrubbedTo();
@@ -347,14 +350,38 @@ class Live {
       }
       const steps = JSON.stringify(sent?.steps) !== JSON.stringify(gd.layout.sliders?.[0]?.steps);
       if (sent && (steps || active !== slider?.active)) {
-        // the slider component alone is drawn again, not the plot
-        this.Plotly.relayout(gd, { 'sliders[0].steps': sent.steps, 'sliders[0].active': active });
+        update['sliders[0].steps'] = sent.steps;
+        update['sliders[0].active'] = active;
       }
     }
+    (this.layout.images ?? []).forEach((image, k) => {
+      if (image.source !== gd.layout.images?.[k]?.source) {
+        update[`images[${k}].source`] = image.source;
+      }
+    });
+    // the slider and the layout images alone are drawn again, not the plot
+    if (Object.keys(update).length) this.Plotly.relayout(gd, update);
     this.setSources(images, sources);
     for (const [, i] of images) patches[i] = {}; // drawn with its new source
     this.animate(patches, images.map(([, i]) => i));
     return true;
+  }
+
+  // layout images named after a legend group show and hide with its traces: a click on the
+  // legend entry of the reverse scrub's data hides its dots, drawn as an image
+  // (figures/reverse.py, dots_image)
+  followLegend() {
+    const gd = this.plot;
+    gd.on?.('plotly_restyle', () => {
+      const update = {};
+      (gd.layout.images ?? []).forEach((image, k) => {
+        const trace = image.name && gd.data.find((t) => t.legendgroup === image.name);
+        if (!trace) return;
+        const shown = trace.visible === undefined || trace.visible === true;
+        if ((image.visible ?? true) !== shown) update[`images[${k}].visible`] = shown;
+      });
+      if (Object.keys(update).length) this.Plotly.relayout(gd, update);
+    });
   }
 
   // whether the plot holds frames of these names, in this order
