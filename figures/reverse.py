@@ -14,10 +14,10 @@ Points are (N, 2) arrays; every panel shows the square [−R, R]² with equal ax
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 import plotly.graph_objects as go
@@ -73,16 +73,18 @@ def _notes(note: str, shown: Sequence[bool], radius: float) -> list[dict[str, An
 def dots_image(points: Array, radius: float, dot: float, colour: str) -> str:
     """Points as round dots of diameter ``dot`` (in axis units) on the square [−R, R]², as an
     SVG data URI for a layout image stretched over that square: each dot is a zero-length
-    line with round caps (2 decimals, as the particles). Plotly's moves never draw a layout
-    image again, where a scatter trace's 200 markers are styled again on every move."""
-    d = "".join(f"M{x:.2f} {-y:.2f}h0" for x, y in np.asarray(points, dtype=float))
+    line with round caps, in hundredths of a unit (the particles' two decimals). Plotly's
+    moves never draw a layout image again, where a scatter trace's 200 markers are styled
+    again on every move (bench/controls_report.md, round 21)."""
+    at = np.rint(np.asarray(points, dtype=float) * 100).astype(int)
+    d = "".join(f"M{x},{-y}h0" for x, y in at)
+    r = round(100 * radius)
     svg = (
-        '<svg xmlns="http://www.w3.org/2000/svg" '
-        f'viewBox="{-radius:g} {-radius:g} {2 * radius:g} {2 * radius:g}" '
-        f'preserveAspectRatio="none"><path d="{d}" stroke="{colour}" '
-        f'stroke-width="{dot:.4f}" stroke-linecap="round" fill="none"/></svg>'
+        f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='{-r} {-r} {2 * r} {2 * r}' "
+        f"preserveAspectRatio='none'><path d='{d}' stroke='{colour}' "
+        f"stroke-width='{100 * dot:.2f}' stroke-linecap='round' fill='none'/></svg>"
     )
-    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+    return "data:image/svg+xml," + quote(svg, safe="=:/',-.")
 
 
 def _path_of(lines: Sequence[Array]) -> tuple[list, list]:

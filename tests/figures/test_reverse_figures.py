@@ -3,29 +3,14 @@ full Plotly validation of every builder's output."""
 
 from __future__ import annotations
 
-import base64
-import re
-
 import numpy as np
 import pytest
 
 from figures import reverse as figs
-from tests.figures.validation import assert_valid_plotly
+from tests.figures.validation import assert_valid_plotly, dots_of
 
 rng = np.random.default_rng(0)
 F, N, M, K = 5, 30, 3, 12
-
-
-def dots_of(source: str) -> tuple[np.ndarray, str]:
-    """A layout image's dots (figures.reverse.dots_image) back as (n, 2) points, and its SVG."""
-    head = "data:image/svg+xml;base64,"
-    assert source.startswith(head)
-    svg = base64.b64decode(source[len(head) :]).decode()
-    path = re.fullmatch(r'.*<path d="([^"]*)".*', svg, flags=re.S)
-    assert path is not None
-    pairs = re.findall(r"M(-?\d+\.\d\d) (-?\d+\.\d\d)h0", path.group(1))
-    assert "".join(f"M{x} {y}h0" for x, y in pairs) == path.group(1)  # nothing else drawn
-    return np.array([[float(x), -float(y)] for x, y in pairs]).reshape(-1, 2), svg
 
 
 def panel(source: str) -> figs.ScrubPanel:
@@ -65,9 +50,10 @@ def test_scrub_figure_has_four_traces_a_panel_and_one_frame_a_step(sources):
         assert (image.xanchor, image.yanchor, image.name) == ("left", "top", "data")
         dots, svg = dots_of(image.source)
         assert np.array_equal(dots, np.round(data, 2))  # every point, in order, y up
-        assert 'viewBox="-3 -3 6 6"' in svg and 'preserveAspectRatio="none"' in svg
-        # 4 px on the plot area's 270 px of 6 units
-        assert 'stroke-width="0.0889"' in svg and 'stroke-linecap="round"' in svg
+        assert "viewBox='-300 -300 600 600'" in svg and "preserveAspectRatio='none'" in svg
+        # 4 px on the plot area's 270 px of 6 units, in hundredths
+        assert "stroke-width='8.89'" in svg and "stroke-linecap='round'" in svg
+        assert " " not in image.source and "<" not in image.source  # a URI as it is sent
     assert len(fig.layout.images) == len(panels)
     steps_shown = [s.label for s in fig.layout.sliders[0].steps]
     assert steps_shown == [str(t) for t in steps] and fig.layout.sliders[0].active == 2
