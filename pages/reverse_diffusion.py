@@ -49,29 +49,33 @@ page = kit.Page(
 )
 
 
-def settings() -> dn.TrainSpec:
-    """The data, seed and target (outside the live parts: a change reruns the page)."""
+def settings(widgets: bool = True) -> dn.TrainSpec:
+    """The data, seed and target (outside the live parts: a change reruns the page): drawn
+    (``widgets``) or only read (``kit.controls_after_the_chart``)."""
     perf.single_threaded_torch()
-    a, b, c, d, e, f, g = st.columns([3, 2, 2, 2, 2, 2, 2])
+    columns = st.columns([3, 2, 2, 2, 2, 2, 2]) if widgets else (contextlib.nullcontext(),) * 7
+    a, b, c, d, e, f, g = columns
     with a:
-        kind = page.selectbox("dataset", DATA, "mixture")
+        kind = page.selectbox("dataset", DATA, "mixture", widget=widgets)
     spec = rv.DataSpec(kind=kind)
     if kind == "mixture":
         with b:
-            layout = page.selectbox("layout", toydata.MIXTURE_LAYOUTS, "ring")
+            layout = page.selectbox("layout", toydata.MIXTURE_LAYOUTS, "ring", widget=widgets)
         with c:
-            k = page.slider("components", cr.COMPONENTS[0], cr.COMPONENTS[-1], 4)
+            k = page.slider("components", cr.COMPONENTS[0], cr.COMPONENTS[-1], 4, widget=widgets)
         with d:
-            spread = page.select_slider("spread", cr.SPREADS, 0.15)
+            spread = page.select_slider("spread", cr.SPREADS, 0.15, widget=widgets)
         with e:
-            balance = page.select_slider("balance", cr.BALANCES, 0.6, help=page.tr("balance_help"))
+            balance = page.select_slider(
+                "balance", cr.BALANCES, 0.6, help=page.tr("balance_help"), widget=widgets
+            )
         spec = rv.DataSpec("mixture", layout, k, spread, balance)
     with f:
         prediction = page.selectbox(
-            "prediction", dn.TRAINABLE, "eps", help=page.tr("prediction_help")
+            "prediction", dn.TRAINABLE, "eps", help=page.tr("prediction_help"), widget=widgets
         )
     with g:
-        seed = page.seed()
+        seed = page.seed(widget=widgets)
     return dn.TrainSpec(spec, prediction=prediction, seed=seed)
 
 
@@ -101,10 +105,12 @@ def loss_chart(losses: np.ndarray) -> figs.go.Figure:
 
 @page.view("sampling")
 def sampling() -> None:
-    spec = settings()
-    with st.container():  # the training offer's place: the kept chart below keeps its element
-        trained = learned(spec)
-    sampling_view(spec, trained)
+    # the data row is shown above and sent after the scrub: a data step's rerun sends the
+    # scrub first (as the sampler's controls, sampling_view)
+    with kit.controls_after_the_chart(settings) as spec:
+        with st.container():  # the training offer's place: the kept chart keeps its element
+            trained = learned(spec)
+        sampling_view(spec, trained)
 
 
 def sampler_controls(s: dif.Schedule, widgets: bool) -> tuple[str, int, float, str]:
@@ -220,8 +226,8 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
 
 @page.view("field")
 def field() -> None:
-    spec = settings()
-    field_view(spec, learned(spec, offer=False))
+    with kit.controls_after_the_chart(settings) as spec:
+        field_view(spec, learned(spec, offer=False))
 
 
 @kit.fragment

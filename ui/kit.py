@@ -724,10 +724,16 @@ class Page:
     ) -> int:
         return state.number(self.tr(name), key or self.key(name), lo, hi, default, **kw)
 
-    def seed(self, default: int = 0, hi: int = SEEDS[-1]) -> int:
+    def seed(self, default: int = 0, hi: int = SEEDS[-1], *, widget: bool = True) -> int:
         """The page's seed (``<concept>_seed``): the same seed draws the same example."""
         return state.number(
-            t("kit.seed"), self.key("seed"), SEEDS[0], hi, default, help=t("kit.seed_help")
+            t("kit.seed"),
+            self.key("seed"),
+            SEEDS[0],
+            hi,
+            default,
+            widget=widget,
+            help=t("kit.seed_help"),
         )
 
     def choice(

@@ -96,8 +96,8 @@ def select_slider(
     """A slider over numeric ``options`` (e.g. log-spaced); the URL holds the value.
 
     ``widget=False``: the value the widget will return, seeded and clamped as for the widget,
-    and no widget yet (``kit.controls_after_the_chart``); the same goes for :func:`slider`
-    and :func:`choice`."""
+    and no widget yet (``kit.controls_after_the_chart``); the same goes for :func:`slider`,
+    :func:`number`, :func:`choice` and :func:`selectbox`."""
 
     def decode(raw: str) -> float:
         x = float(raw)
@@ -151,7 +151,14 @@ def slider(
 
 
 def number(
-    label: str, key: str, min_value: int, max_value: int, default: int, **kwargs: Any
+    label: str,
+    key: str,
+    min_value: int,
+    max_value: int,
+    default: int,
+    *,
+    widget: bool = True,
+    **kwargs: Any,
 ) -> int:
     """An integer ``st.number_input`` (seeds and counts); the URL holds the value."""
 
@@ -162,6 +169,8 @@ def number(
         return x
 
     _seed(key, default, decode)
+    if not widget:
+        return int(st.session_state[key])
     value = st.number_input(
         label, min_value=min_value, max_value=max_value, step=1, key=key, **kwargs
     )
@@ -207,7 +216,15 @@ def choice(
     return value
 
 
-def selectbox(label: str, key: str, options: Sequence[str], default: str, **kwargs: Any) -> str:
+def selectbox(
+    label: str,
+    key: str,
+    options: Sequence[str],
+    default: str,
+    *,
+    widget: bool = True,
+    **kwargs: Any,
+) -> str:
     """``st.selectbox`` over string ``options``; the URL holds the choice."""
 
     def decode(raw: str) -> str:
@@ -216,6 +233,8 @@ def selectbox(label: str, key: str, options: Sequence[str], default: str, **kwar
         return raw
 
     _seed(key, default, decode)
+    if not widget:
+        return st.session_state[key]
     value = st.selectbox(label, options=list(options), key=key, **kwargs)
     _publish(key, str)
     return value

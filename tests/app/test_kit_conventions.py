@@ -344,8 +344,9 @@ def test_a_table_lets_the_chart_before_it_go_first():
 
 
 def controls_then_chart() -> None:
-    """An AppTest script: a slider and a radio shown above a chart and sent after it, times
-    noted; ``?early=1`` returns before the chart, ``?lie=1`` draws other values than read."""
+    """An AppTest script: a slider, a radio, a number and a select box shown above a chart
+    and sent after it, times noted; ``?early=1`` returns before the chart, ``?lie=1`` draws
+    other values than read."""
     import time
 
     import plotly.graph_objects as go
@@ -353,17 +354,19 @@ def controls_then_chart() -> None:
 
     from ui import kit, state
 
-    def controls(widgets: bool) -> tuple[int, str]:
+    def controls(widgets: bool) -> tuple[int, str, int, str]:
         lie = widgets and st.query_params.get("lie") == "1"
         n = state.slider("n", "demo_n", 1, 9, 3, widget=widgets)
         kind = state.choice("kind", "demo_kind", ("a", "b"), "a", widget=widgets)
+        seed = state.number("seed", "demo_seed", 0, 9, 0, widget=widgets)
+        shape = state.selectbox("shape", "demo_shape", ("x", "y"), "x", widget=widgets)
         if widgets:
             st.session_state["controls_sent"] = time.monotonic()
-        return (n + 1 if lie else n), kind
+        return (n + 1 if lie else n), kind, seed, shape
 
     try:
-        with kit.controls_after_the_chart(controls) as (n, kind):
-            st.session_state["read"] = (n, kind)
+        with kit.controls_after_the_chart(controls) as (n, kind, seed, shape):
+            st.session_state["read"] = (n, kind, seed, shape)
             if st.query_params.get("early") == "1":
                 return
             kit.chart(go.Figure(go.Bar(y=[n])), "bar", kept=True)
@@ -387,17 +390,23 @@ def test_controls_after_the_chart_are_shown_above_it_and_sent_after_it():
     it in the page."""
     from ui import kit
 
-    at = _controls_app(demo_n="7")  # a shared link
+    at = _controls_app(demo_n="7", demo_seed="5", demo_shape="y")  # a shared link
     assert not at.exception
-    assert at.session_state["read"] == (7, "a") and at.slider(key="demo_n").value == 7
+    assert at.session_state["read"] == (7, "a", 5, "y") and at.slider(key="demo_n").value == 7
+    assert (
+        at.number_input(key="demo_seed").value == 5 and at.selectbox(key="demo_shape").value == "y"
+    )
     assert at.session_state["controls_sent"] - at.session_state["chart_sent"] >= (
         0.9 * kit.CHART_HEAD_START_SECS
     )
     at.slider(key="demo_n").set_value(2).run()
     at.radio(key="demo_kind").set_value("b").run()
+    at.number_input(key="demo_seed").set_value(6).run()
+    at.selectbox(key="demo_shape").set_value("x").run()
     assert not at.exception
-    assert at.session_state["read"] == (2, "b")
+    assert at.session_state["read"] == (2, "b", 6, "x")
     assert at.query_params["demo_n"] == "2" and at.query_params["demo_kind"] == "b"
+    assert at.query_params["demo_seed"] == "6" and at.query_params["demo_shape"] == "x"
     [bar] = kept_charts(at).values()
     assert bar["figure"]["data"][0]["y"] == [2]  # the chart of the values the widgets show
 
@@ -416,7 +425,9 @@ def test_controls_after_the_chart_are_drawn_when_the_block_returns_early_and_mus
     at = _controls_app(early="1")
     assert not at.exception and at.slider(key="demo_n").value == 3  # drawn all the same
     at = _controls_app(lie="1")
-    assert at.session_state["error"] == "controls read as (3, 'a') were drawn as (4, 'a')"
+    assert at.session_state["error"] == (
+        "controls read as (3, 'a', 0, 'x') were drawn as (4, 'a', 0, 'x')"
+    )
 
 
 def test_pages_draw_tables_through_the_kit():

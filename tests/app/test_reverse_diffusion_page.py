@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from tests.app.conftest import chart_specs, kept_charts, latex, open_page
+from tests.figures.validation import dots_of
 from ui import exercises, i18n
 
 PAGE = "reverse_diffusion.py"
@@ -64,6 +65,51 @@ def test_an_untrained_mixture_keeps_the_learned_panel_waiting_and_the_charts_ske
     assert traces[9]["text"] == [note] and traces[9]["x"] == [0.0]
     assert traces[8]["x"] == [None] and before["figure"]["data"][9]["x"] == [None]
     assert ":red-badge[" not in latex(waiting)
+
+
+def _first(node, kind: str, at: tuple[int, ...] = ()) -> tuple[int, ...] | None:
+    """Where the first element of ``kind`` is in the page: its path of child indices."""
+    if node.type == kind:
+        return at
+    inner = getattr(node, "children", {})  # a block; an element has none
+    found = (_first(inner[i], kind, (*at, i)) for i in sorted(inner))
+    return next((f for f in found if f is not None), None)
+
+
+@pytest.mark.parametrize("view", ["sampling", "field"])
+def test_the_data_row_above_the_chart_shows_the_settings_the_chart_was_drawn_of(view):
+    """The data row is read before the kept chart and drawn after it, above it
+    (``kit.controls_after_the_chart``, whose tests check the order they are sent in): from a
+    shared link and after the student's steps, its widgets show the settings the chart was
+    drawn of (the helper raises if they do not), and the URL holds them."""
+    from core import denoiser as dn
+    from core import diffusion as dif
+    from core import reverse as rv
+    from ui import cache_reverse as cr
+
+    link = {f"{C}_view": view, f"{C}_components": "5", f"{C}_balance": "0.8", f"{C}_seed": "3"}
+    at = open_page(PAGE, link)
+    ok(at)
+    assert at.slider(key=f"{C}_components").value == 5
+    assert at.select_slider(key=f"{C}_balance").value == 0.8
+    assert at.number_input(key=f"{C}_seed").value == 3
+    row, chart = _first(at.main, "slider"), _first(at.main, "bidi_component")
+    assert row is not None and chart is not None and row < chart, (row, chart)
+    at.selectbox(key=f"{C}_layout").set_value("line").run()
+    at.number_input(key=f"{C}_seed").set_value(4).run()
+    ok(at)
+    assert at.query_params[f"{C}_layout"] == "line" and at.query_params[f"{C}_seed"] == "4"
+    spec = dn.TrainSpec(rv.DataSpec("mixture", "line", 5, 0.15, 0.8), seed=4)
+    chart = kept_charts(at)[f"{C}_{'scrub' if view == 'sampling' else 'field'}_chart"]
+    if view == "sampling":  # the data's dots are the new setting's
+        shown = dots_of(chart["figure"]["layout"]["images"][0]["source"])[0]
+        assert np.array_equal(shown, np.round(cr.reference_data(spec)[: cr.N_SHOWN], 2))
+    else:  # the samples of q(x_t) under the arrows are the new setting's data at t = 100
+        ref = cr.reference_data(spec)[: cr.N_SHOWN]
+        noise = np.random.default_rng([4, 10]).standard_normal(ref.shape)
+        noisy = dif.q_sample(ref, 100, spec.schedule(), noise)
+        samples = chart["figure"]["data"][0]
+        assert np.allclose(np.array([samples["x"], samples["y"]], float).T, noisy, atol=0.006)
 
 
 def test_the_field_keeps_its_skeleton_over_t_and_off_the_trained_setting():
