@@ -377,9 +377,9 @@ def _skeleton(body: Mapping[str, Any]) -> str:
     left out, and its layout images' sources: the same skeleton on the chart drawn and a new
     figure means the new one differs only in x and y, in its frames (their names and number
     too), in the frame slider's steps and in the layout images' pictures, which the browser
-    replaces in place. Which coordinates are empty stays
-    in (``Plotly.animate`` neither clears a trace's old points nor draws a trace that had
-    none), and so do the traces a frame patches."""
+    replaces in place. Which coordinates are empty stays in (``Plotly.animate`` neither
+    clears a trace's old points nor draws a trace that had none), and so do the traces a
+    frame patches."""
     figure = body["figure"]
     traces = [
         {k: v for k, v in t.items() if k not in ("x", "y", "source")}

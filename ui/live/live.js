@@ -316,10 +316,10 @@ class Live {
   // A kept chart's new figure with the skeleton of the one drawn: its frames replace the
   // old ones (all of them where the names changed), the frame slider takes the new steps,
   // every trace moves to its new x and y, and every image (a trace's or the layout's) takes
-  // its new picture. Where the
-  // student has scrubbed Plotly's slider away from the figure's frame, the chart stays at
-  // their frame (by name) if the new figure has it: that frame's traces move to its new
-  // data. False (nothing done) where the plot's images are not where they were drawn.
+  // its new picture. Where the student has scrubbed Plotly's slider away from the figure's
+  // frame, the chart stays at their frame (by name) if the new figure has it: that frame's
+  // traces move to its new data. False (nothing done) where the plot's images are not where
+  // they were drawn.
   moveNew() {
     const gd = this.plot;
     const patches = this.base.map((t) => ({ x: t.x, y: t.y }));
