@@ -192,6 +192,25 @@ def text(label: str, key: str, default: str, max_chars: int = 200, **kwargs: Any
     return value
 
 
+def _one_of(
+    key: str, options: Sequence[str], default: str, widget: bool, draw: Callable[[], str]
+) -> str:
+    """A choice among string ``options`` kept in the URL: seeded, then drawn by ``draw`` (or,
+    ``widget=False``, only read)."""
+
+    def decode(raw: str) -> str:
+        if raw not in options:
+            raise ValueError(raw)
+        return raw
+
+    _seed(key, default, decode)
+    if not widget:
+        return st.session_state[key]
+    value = draw()
+    _publish(key, str)
+    return value
+
+
 def choice(
     label: str,
     key: str,
@@ -202,18 +221,13 @@ def choice(
     **kwargs: Any,
 ) -> str:
     """A segmented control / radio over string ``options``; the URL holds the choice."""
-
-    def decode(raw: str) -> str:
-        if raw not in options:
-            raise ValueError(raw)
-        return raw
-
-    _seed(key, default, decode)
-    if not widget:
-        return st.session_state[key]
-    value = st.radio(label, options=list(options), key=key, horizontal=True, **kwargs)
-    _publish(key, str)
-    return value
+    return _one_of(
+        key,
+        options,
+        default,
+        widget,
+        lambda: st.radio(label, options=list(options), key=key, horizontal=True, **kwargs),
+    )
 
 
 def selectbox(
@@ -226,18 +240,13 @@ def selectbox(
     **kwargs: Any,
 ) -> str:
     """``st.selectbox`` over string ``options``; the URL holds the choice."""
-
-    def decode(raw: str) -> str:
-        if raw not in options:
-            raise ValueError(raw)
-        return raw
-
-    _seed(key, default, decode)
-    if not widget:
-        return st.session_state[key]
-    value = st.selectbox(label, options=list(options), key=key, **kwargs)
-    _publish(key, str)
-    return value
+    return _one_of(
+        key,
+        options,
+        default,
+        widget,
+        lambda: st.selectbox(label, options=list(options), key=key, **kwargs),
+    )
 
 
 def toggle(label: str, key: str, default: bool, **kwargs: Any) -> bool:
