@@ -3,6 +3,8 @@ position bias, patch partition / merging through the stages, and the cost Ω(MSA
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import streamlit as st
 
@@ -274,19 +276,29 @@ def cost_view(c: int, M: int) -> None:
     )
 
 
-@page.view("shift")
-def shift() -> None:
-    a, b, c = st.columns(3)
+def shift_controls(widgets: bool = True) -> tuple[int, int, bool]:
+    """H, M and the shift: drawn (``widgets``) or only read (``kit.controls_after_the_chart``:
+    a new H offers other windows M, and those widgets, sent before the chart, were rendered
+    again in its pass)."""
+    a, b, c = st.columns(3) if widgets else (contextlib.nullcontext(),) * 3
     with a:
-        H = page.select_slider("side", SIDES, 8, key=page.key("H"))
+        H = page.select_slider("side", SIDES, 8, key=page.key("H"), widget=widgets)
     with b:
         # only the M that divide H (the windows tile the map)
-        M = page.select_slider("window", att.divisors_among(H, WINDOWS), 4, key=page.key("M"))
+        M = page.select_slider(
+            "window", att.divisors_among(H, WINDOWS), 4, key=page.key("M"), widget=widgets
+        )
     with c:
-        shifted = page.toggle("shifted", True)
-    if H % M:
-        raise ValueError(page.tr("bad_window", H=H, M=M))
-    shift_part(H, M, shifted)
+        shifted = page.toggle("shifted", True, widget=widgets)
+    return H, M, shifted
+
+
+@page.view("shift")
+def shift() -> None:
+    with kit.controls_after_the_chart(shift_controls) as (H, M, shifted):
+        if H % M:
+            raise ValueError(page.tr("bad_window", H=H, M=M))
+        shift_part(H, M, shifted)
 
 
 @page.view("bias")

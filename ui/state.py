@@ -249,8 +249,9 @@ def selectbox(
     )
 
 
-def toggle(label: str, key: str, default: bool, **kwargs: Any) -> bool:
-    """``st.toggle``; the URL holds ``1`` or ``0``."""
+def toggle(label: str, key: str, default: bool, *, widget: bool = True, **kwargs: Any) -> bool:
+    """``st.toggle``; the URL holds ``1`` or ``0``. ``widget=False``: only read, as for
+    :func:`select_slider`."""
 
     def decode(raw: str) -> bool:
         if raw not in ("0", "1"):
@@ -258,6 +259,8 @@ def toggle(label: str, key: str, default: bool, **kwargs: Any) -> bool:
         return raw == "1"
 
     _seed(key, default, decode)
+    if not widget:
+        return bool(st.session_state[key])
     value = st.toggle(label, key=key, **kwargs)
     _publish(key, lambda v: "1" if v else "0")
     return value

@@ -25,6 +25,16 @@ def open_page(page: str | None, query: dict[str, str] | None = None) -> AppTest:
     return at
 
 
+def first_at(node, kind: str, at: tuple[int, ...] = ()) -> tuple[int, ...] | None:
+    """Where the first element of ``kind`` is in the page: its path of child indices (a
+    row drawn above a chart has a smaller path than the chart's)."""
+    if node.type == kind:
+        return at
+    inner = getattr(node, "children", {})  # a block; an element has none
+    found = (first_at(inner[i], kind, (*at, i)) for i in sorted(inner))
+    return next((f for f in found if f is not None), None)
+
+
 def _live_payloads(at: AppTest) -> list[dict]:
     """The data of every ``ui.live`` element on the page (live controls and kept charts)."""
     return [

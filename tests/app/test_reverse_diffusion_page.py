@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.app.conftest import chart_specs, kept_charts, latex, open_page
+from tests.app.conftest import chart_specs, first_at, kept_charts, latex, open_page
 from tests.figures.validation import dots_of
 from ui import exercises, i18n
 
@@ -67,15 +67,6 @@ def test_an_untrained_mixture_keeps_the_learned_panel_waiting_and_the_charts_ske
     assert ":red-badge[" not in latex(waiting)
 
 
-def _first(node, kind: str, at: tuple[int, ...] = ()) -> tuple[int, ...] | None:
-    """Where the first element of ``kind`` is in the page: its path of child indices."""
-    if node.type == kind:
-        return at
-    inner = getattr(node, "children", {})  # a block; an element has none
-    found = (_first(inner[i], kind, (*at, i)) for i in sorted(inner))
-    return next((f for f in found if f is not None), None)
-
-
 @pytest.mark.parametrize("view", ["sampling", "field"])
 def test_the_data_row_above_the_chart_shows_the_settings_the_chart_was_drawn_of(view):
     """The data row is read before the kept chart and drawn after it, above it
@@ -93,7 +84,7 @@ def test_the_data_row_above_the_chart_shows_the_settings_the_chart_was_drawn_of(
     assert at.slider(key=f"{C}_components").value == 5
     assert at.select_slider(key=f"{C}_balance").value == 0.8
     assert at.number_input(key=f"{C}_seed").value == 3
-    row, chart = _first(at.main, "slider"), _first(at.main, "bidi_component")
+    row, chart = first_at(at.main, "slider"), first_at(at.main, "bidi_component")
     assert row is not None and chart is not None and row < chart, (row, chart)
     at.selectbox(key=f"{C}_layout").set_value("line").run()
     at.number_input(key=f"{C}_seed").set_value(4).run()

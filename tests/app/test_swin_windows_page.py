@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from core import windows as win
-from tests.app.conftest import latex, live_controls, live_states, open_page
+from tests.app.conftest import first_at, kept_charts, latex, live_controls, live_states, open_page
 from ui import live
 
 PAGE = "swin_windows.py"
@@ -172,3 +172,31 @@ def test_stages_follow_the_image_size():
     assert "56\\times56\\times96" in latex(at)
     at.select_slider(key="swin_windows_stage_side").set_value(384).run()
     assert "96\\times96\\times96" in latex(at) and "12\\times12\\times768" in latex(at)
+
+
+def test_the_window_row_above_the_charts_shows_the_settings_they_were_drawn_of():
+    """H, M and the shift are read before the charts and drawn after them, above them
+    (``kit.controls_after_the_chart``): from a shared link and after the student's steps,
+    the widgets show what the charts were drawn of (the helper raises if they do not), a new
+    H offers only the windows that divide it, and the URL holds the values."""
+    link = {"swin_windows_H": "12", "swin_windows_M": "3", "swin_windows_shifted": "0"}
+    at = open_page(PAGE, link)
+    assert not at.exception and not at.error
+    assert at.select_slider(key="swin_windows_H").value == 12
+    assert at.select_slider(key="swin_windows_M").value == 3
+    assert at.toggle(key="swin_windows_shifted").value is False
+    row, chart = first_at(at.main, "select_slider"), first_at(at.main, "bidi_component")
+    assert row is not None and chart is not None and row < chart, (row, chart)
+    regions = kept_charts(at)["swin_windows_regions_chart"]["figure"]["data"][1]["z"]
+    assert np.array_equal(regions, win.shifted_window_regions(12, 12, 3, 0))
+
+    at.toggle(key="swin_windows_shifted").set_value(True).run()
+    at.select_slider(key="swin_windows_H").set_value(16).run()  # 3 does not divide 16
+    assert not at.exception and not at.error
+    M = at.select_slider(key="swin_windows_M")
+    assert M.options == ["2", "4", "8"] and M.value == 2  # the nearest, the smaller on a tie
+    assert (at.query_params["swin_windows_H"], at.query_params["swin_windows_M"]) == ("16", "2")
+    assert at.query_params["swin_windows_shifted"] == "1"
+    regions = kept_charts(at)["swin_windows_regions_chart"]["figure"]["data"][1]["z"]
+    assert np.array_equal(regions, win.shifted_window_regions(16, 16, 2, 1))
+    assert len(live_data(at)["states"]) == (16 // 2) ** 2
