@@ -3,6 +3,8 @@ combinations; density, the receptive field after L layers, and the cost against 
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import streamlit as st
 
@@ -52,32 +54,50 @@ page = kit.Page(
 )
 
 
-@page.view("pattern", "cost")
-def controls() -> None:
-    """The pattern and its knobs (they rerun the part: the mask changes everywhere); the seed
-    only for the patterns that draw random keys (for the others it would change nothing)."""
-    name = page.choice("pattern", att.PRESETS, "band", format_func=lambda v: page.tr(f"p_{v}"))
+def settings(widgets: bool = True) -> tuple[str, dict[str, int], int, int | None]:
+    """The pattern, its knobs, the seed (only for the patterns that draw random keys: for the
+    others it would change nothing) and, in the pattern view, n: drawn (``widgets``) or only
+    read (``kit.controls_after_the_chart``: a new pattern brings other knobs, and those
+    widgets, sent before the chart, were rendered again in its pass)."""
+    name = page.choice(
+        "pattern",
+        att.PRESETS,
+        "band",
+        format_func=lambda v: page.tr(f"p_{v}"),
+        widget=widgets,
+    )
     knobs = PARAMS[name]
-    cols = st.columns(max(len(knobs), 1) + 2)
+    width = max(len(knobs), 1) + 2
+    cols = st.columns(width) if widgets else (contextlib.nullcontext(),) * width
     params: dict[str, int] = {}
     for col, knob in zip(cols, knobs, strict=False):
         with col:
-            params[knob] = page.slider(knob, *RANGES[knob])
+            params[knob] = page.slider(knob, *RANGES[knob], widget=widgets)
     seed = 0
     if "per_row" in knobs:
         with cols[-2]:
-            seed = page.seed()
-
-    def build(n: int) -> np.ndarray:
-        return att.preset_mask(name, n, rng=np.random.default_rng(seed), **params)  # type: ignore[arg-type]
-
+            seed = page.seed(widget=widgets)
+    n = None
     if page.current_view == "pattern":
         with cols[-1]:
-            n = page.select_slider("n", LENGTHS, 32)
-        pattern_view(build(n))
-    else:
-        counted = cache.pair_counts(name, tuple(sorted(params.items())), seed, COUNTED_LENGTHS)
-        cost_view(name, att.extrapolate_pairs(COST_LENGTHS, list(counted)))
+            n = page.select_slider("n", LENGTHS, 32, widget=widgets)
+    return name, params, seed, n
+
+
+@page.view("pattern", "cost")
+def controls() -> None:
+    """The pattern and its knobs rerun the part (the mask changes everywhere); their widgets
+    are shown above the charts and sent after them."""
+    with kit.controls_after_the_chart(settings) as (name, params, seed, n):
+
+        def build(n: int) -> np.ndarray:
+            return att.preset_mask(name, n, rng=np.random.default_rng(seed), **params)  # type: ignore[arg-type]
+
+        if n is not None:
+            pattern_view(build(n))
+        else:
+            counted = cache.pair_counts(name, tuple(sorted(params.items())), seed, COUNTED_LENGTHS)
+            cost_view(name, att.extrapolate_pairs(COST_LENGTHS, list(counted)))
 
 
 @kit.fragment

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import latex, open_page
+from core import attention as att
+from tests.app.conftest import first_at, latex, open_page
+from ui import tex
 
 PAGE = "sparse_attention.py"
 
@@ -65,3 +67,35 @@ def test_the_seed_shows_only_for_patterns_that_draw_random_keys():
     before = at.get("plotly_chart")[0].proto.spec
     at.number_input(key="sparse_attention_seed").increment().run()
     assert not at.exception and at.get("plotly_chart")[0].proto.spec != before  # new keys
+
+
+@pytest.mark.parametrize(
+    ("view", "chart_kind"), [("pattern", "plotly_chart"), ("cost", "bidi_component")]
+)
+def test_the_pattern_row_above_the_charts_shows_the_pattern_they_were_drawn_of(view, chart_kind):
+    """The pattern, its knobs and the seed are read before the charts and drawn after them,
+    above them (``kit.controls_after_the_chart``): from a shared link and after a new pattern
+    (other knobs), the widgets show what the charts count, and the URL holds it."""
+    link = {
+        "sparse_attention_view": view,
+        "sparse_attention_pattern": "bigbird",
+        "sparse_attention_width": "3",
+        "sparse_attention_seed": "2",
+    }
+    at = open_page(PAGE, link)
+    assert not at.exception and not at.error
+    assert at.radio(key="sparse_attention_pattern").value == "bigbird"
+    assert at.slider(key="sparse_attention_width").value == 3
+    assert at.number_input(key="sparse_attention_seed").value == 2
+    row, chart = first_at(at.main, "radio"), first_at(at.main, chart_kind)
+    assert row is not None and chart is not None and row < chart, (row, chart)
+
+    at.radio(key="sparse_attention_pattern").set_value("dilated").run()
+    assert not at.exception and not at.error
+    assert {s.key for s in at.slider} >= {"sparse_attention_width", "sparse_attention_dilation"}
+    assert "sparse_attention_seed" not in {w.key for w in at.number_input}
+    assert at.query_params["sparse_attention_pattern"] == "dilated"
+    n = 1024 if view == "cost" else 32
+    mask = att.dilated_mask(n, 3, 2)  # the link's width, the default dilation
+    pairs = tex.num(int(mask.sum())) if view == "cost" else f"\\frac{{{int(mask.sum())}}}"
+    assert pairs in latex(at), (pairs, latex(at))
