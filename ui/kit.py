@@ -174,7 +174,12 @@ def chart(
         sent = style.ours(fig)  # the "none" template by name (see above)
         st.plotly_chart(sent, key=key, width="stretch", config=PLOTLY_CONFIG, theme=None)
     _figures()[key] = fig  # a reference (or its builder), read only when the reader exports
-    st.session_state[_LAST_CHART] = time.monotonic()  # what follows lets this chart go first
+    chart_sent()
+
+
+def chart_sent() -> None:
+    """Mark a chart as just sent: what follows lets it go first (:func:`let_the_chart_go_first`)."""
+    st.session_state[_LAST_CHART] = time.monotonic()
 
 
 def keep_chart(fig: go.Figure, key: str) -> None:

@@ -567,12 +567,14 @@ def slider(
         share_patches=share_patches,
     )
     manager = serve_component_files(PACKAGE, "live", FOLDER.parent, FOLDER.name)
+    kit.let_the_chart_go_first()  # a chart sent just before (Swin's regions) is drawn alone
     if manager is not None:  # a server run (AppTest included): mount the component
         _component(manager)(
             key=key,
             data=data,
             on_value_change=functools.partial(_take_reported, key, options),
         )
+    kit.chart_sent()  # and the formula after it lets it go first, as after any chart
     kit.keep_chart(figure, chart_key)
     state.publish(key, encode(value))
     return value
