@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 import plotly.graph_objects as go
@@ -136,6 +137,44 @@ def _ids_trace(z: Any, small: bool, hover: str = REGION_HOVER) -> dict[str, Any]
     return trace
 
 
+def ids_image(z: NDArray[np.int64]) -> str:
+    """Each cell's id written in its cell, as an SVG data URI for a layout image stretched over
+    the panel's cells, [−0.5, W − 0.5] × [−0.5, H − 0.5] with row 0 on top (:func:`_ids_layer`).
+
+    The region map's ids were a heatmap's cell text: Plotly lays each text out on every draw,
+    and at H = 12–16 (288–512 texts in the two panels) that doubled the time a new H took to
+    appear (bench/controls_report.md, round 22). A picture is drawn by the browser in one
+    piece. The digits are about 12 px on the page's panels at every H (H / 28 of a cell, at
+    most 0.55)."""
+    H, W = z.shape
+    size = min(0.55, H / 28)
+    texts = "".join(f"<text x='{c}' y='{r}'>{int(v)}</text>" for (r, c), v in np.ndenumerate(z))
+    svg = (
+        f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='-0.5 -0.5 {W} {H}' "
+        f"preserveAspectRatio='none' font-family='sans-serif' font-size='{size:.3f}' "
+        f"text-anchor='middle' dominant-baseline='central'>{texts}</svg>"
+    )
+    return "data:image/svg+xml," + quote(svg, safe="=:/',-.")
+
+
+def _ids_layer(z: NDArray[np.int64], axes: str) -> dict[str, Any]:
+    """:func:`ids_image` over the cells of the panel on axes ``x<axes>``/``y<axes>``."""
+    H, W = z.shape
+    return {
+        "source": ids_image(z),
+        "xref": f"x{axes}",
+        "yref": f"y{axes}",
+        "x": -0.5,
+        "y": -0.5,
+        "sizex": W,
+        "sizey": H,
+        "xanchor": "left",
+        "yanchor": "top",
+        "sizing": "stretch",
+        "layer": "above",
+    }
+
+
 def regions_figure(
     regions: NDArray[np.int64],
     window: int,
@@ -155,7 +194,8 @@ def regions_figure(
     Panels: [left] the original map, each token coloured by its region id (the ids rolled
     back by +s, which is also the reverse roll after attention), with the shifted windows'
     borders; [right] after roll(-s): regular windows numbered k = 0, 1, … (annotations).
-    Traces: [0] left ids, [1] right ids.
+    Traces: [0] left ids, [1] right ids. Up to H = 16 each panel's ids are also written in
+    its cells, by a layout image each (:func:`ids_image`; [0] left, [1] right).
     """
     H, W = regions.shape
     M, s = window, shift
@@ -180,9 +220,11 @@ def regions_figure(
         if (H // M) * (W // M) <= 16
         else []
     )
+    if small:  # the ids as pictures (ids_image), not as the heatmaps' cell text
+        lay["images"] = [_ids_layer(before, ""), _ids_layer(regions, "2")]
     data = [
-        _ids_trace(before, small, hover),
-        {**_ids_trace(regions, small, hover), "xaxis": "x2", "yaxis": "y2"},
+        _ids_trace(before, False, hover),
+        {**_ids_trace(regions, False, hover), "xaxis": "x2", "yaxis": "y2"},
     ]
     return figure(data, lay)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from urllib.parse import unquote
+
 import numpy as np
 import pytest
 
@@ -55,6 +58,39 @@ def test_regions_figure_shows_the_ids_before_and_after_the_roll():
     assert cuts == [("x", 1.5), ("x", 5.5), ("x2", 3.5)] and len(fig.layout.shapes) == 6
     labels = [a.text for a in fig.layout.annotations if a.xref == "x2"]
     assert labels == ["k=0", "k=1", "k=2", "k=3"]
+    # each panel's ids written in its cells by a picture over exactly those cells
+    panels = zip(fig.layout.images, (fig.data[0].z, fig.data[1].z), ("", "2"), strict=True)
+    for image, z, axes in panels:
+        assert (image.xref, image.yref) == (f"x{axes}", f"y{axes}")
+        assert (image.x, image.y, image.sizex, image.sizey) == (-0.5, -0.5, 8, 8)
+        assert (image.xanchor, image.yanchor, image.sizing) == ("left", "top", "stretch")
+        assert np.array_equal(ids_written(image.source), np.asarray(z))
+    assert all(tr.texttemplate is None for tr in fig.data)  # not also as cell text
+
+
+def ids_written(source: str) -> np.ndarray:
+    """The ids a picture of figures.windows.ids_image writes, by cell (nothing else drawn)."""
+    head = "data:image/svg+xml,"
+    assert source.startswith(head)
+    svg = unquote(source[len(head) :])
+    box = re.search(r"viewBox='-0\.5 -0\.5 (\d+) (\d+)'", svg)
+    assert box is not None
+    W, H = int(box.group(1)), int(box.group(2))
+    body = re.fullmatch(r"<svg [^>]*>(.*)</svg>", svg).group(1)
+    cells = re.findall(r"<text x='(\d+)' y='(\d+)'>(\d+)</text>", body)
+    assert "".join(f"<text x='{x}' y='{y}'>{v}</text>" for x, y, v in cells) == body
+    out = np.full((H, W), -1)
+    for x, y, v in cells:
+        out[int(y), int(x)] = int(v)
+    assert (out >= 0).all()  # every cell written once
+    assert len(cells) == H * W
+    return out
+
+
+def test_large_region_maps_have_no_written_ids():
+    regions = win.shifted_window_regions(24, 24, 4, 2)
+    fig = figs.regions_figure(regions, 4, 2, titles=("a", "b"))
+    assert not fig.layout.images and all(tr.texttemplate is None for tr in fig.data)
 
 
 def test_window_mask_figure_shows_one_windows_ids_and_mask():
