@@ -529,3 +529,30 @@ def test_a_memo_chart_is_built_once_for_every_session_per_memo_and_language():
 def test_a_memo_chart_is_a_kept_chart_given_as_a_builder(fig, kw):
     with pytest.raises(ValueError):
         kit.chart(fig, "k", **kw)
+
+
+@pytest.mark.parametrize(
+    ("base", "path"),
+    [
+        ("", "/_stcore/bidi-components/adlab.live/live.js"),
+        ("/adlab/", "/adlab/_stcore/bidi-components/adlab.live/live.js"),
+        ("course/adlab", "/course/adlab/_stcore/bidi-components/adlab.live/live.js"),
+    ],
+)
+def test_the_component_is_an_inline_module_that_imports_live_js_from_this_server(base, path):
+    """Inline (Streamlit imports it again at once, where a file is added as a script element
+    and called on its load event), importing the real ``live.js`` under the server's base
+    path, whose file Streamlit serves (``ui/live/``)."""
+    from streamlit import config
+    from streamlit.components.v2.component_path_utils import ComponentPathUtils
+
+    before = config.get_option("server.baseUrlPath")
+    config.set_option("server.baseUrlPath", base)
+    try:
+        js = live.entry_js()
+    finally:
+        config.set_option("server.baseUrlPath", before)
+    assert ComponentPathUtils.looks_like_inline_content(js)
+    assert f"import(new URL({json.dumps(path)}, location.origin).href)" in js
+    assert "export default async function" in js and "(await live).default(args)" in js
+    assert (live.FOLDER / path.rsplit("/", 1)[-1]).is_file()
