@@ -10,7 +10,7 @@ from core import contrastive as ct
 from core import softmax as sm
 from core import stats
 from figures import softmax as figs
-from ui import cache, exercises, kit, live, tex
+from ui import cache, exercises, kit, live, prefetch, tex
 
 TEMPERATURES = sorted(
     {float(f"{x:.2g}") for x in np.geomspace(0.05, 20, 49)}
@@ -21,6 +21,8 @@ NICE = {float(f"{m * 10.0**e:.2g}") for e in range(-2, 1) for m in (1, 2, 5)}  #
 TAUS = sorted({float(f"{x:.2g}") for x in np.geomspace(0.01, 10, 37)} | NICE | {10.0})
 DIMS = [2**k for k in range(11)]  # 1 .. 1024
 N_PAIRS = 4000
+OVERCONFIDENCE = [1.0 + 0.25 * k for k in range(13)]  # the calibration view's s: 1.0 .. 4.0
+CASE_SIZE, CASE_CLASSES = 5000, 10  # the calibration view's classifier: samples, classes
 
 # One part at a time: a slider step re-renders less, and the class looks at one idea.
 page = kit.Page(
@@ -188,10 +190,23 @@ def sqrt_d_view(seed: int) -> None:
 def calibration_view(seed: int) -> None:
     left, right = st.columns(2)
     with left:
-        s = page.slider("overconfidence", 1.0, 4.0, 2.5, step=0.25, key=page.key("overconf"))
+        s = page.slider(
+            "overconfidence",
+            OVERCONFIDENCE[0],
+            OVERCONFIDENCE[-1],
+            2.5,
+            step=OVERCONFIDENCE[1] - OVERCONFIDENCE[0],
+            key=page.key("overconf"),
+        )
     with right:
         M = page.slider("bins", 5, 30, 15)
-    logits, labels, T_fit = cache.calibration_case(5000, 10, s, seed)
+    logits, labels, T_fit = cache.calibration_case(CASE_SIZE, CASE_CLASSES, s, seed)
+    # a new seed or over-confidence fits T again (20-60 ms): the next stops in the background
+    stops = {"seed": (kit.SEEDS, seed), "s": (OVERCONFIDENCE, s)}
+    ahead = prefetch.next_settings(page.key("ahead_calibration"), stops)
+    prefetch.ahead(
+        cache.calibration_case, [(CASE_SIZE, CASE_CLASSES, at["s"], at["seed"]) for at in ahead]
+    )
     p_before, p_after = sm.softmax(logits), sm.softmax(logits, T_fit)
     conf_b, conf_a = p_before.max(axis=1), p_after.max(axis=1)
     correct_b = p_before.argmax(axis=1) == labels

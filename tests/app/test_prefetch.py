@@ -139,3 +139,24 @@ def test_the_next_sharpness_of_the_gallery_is_a_cache_hit(monkeypatch, view):
     assert {n: cached_bytes()[n] for n in names} == {n: before[n] for n in names}
     step(at, "attention_gallery_sharpness", 0.5)  # the test can fail: a miss stores
     assert cached_bytes()["cache_gallery._full"] > before["cache_gallery._full"]
+
+
+def test_the_next_seed_and_overconfidence_of_the_calibration_view_are_cache_hits(monkeypatch):
+    """A new seed or over-confidence fits T again (20-60 ms): the next stops are fitted while
+    the student looks, into the entries the next step reads."""
+    from ui import cache
+
+    cache.calibration_case.clear()
+    prefetch.worker().forget()
+    monkeypatch.setenv(prefetch.ENV, "1")
+    at = open_page("softmax.py", {"softmax_view": "calibration"})
+    name = "cache.calibration_case"
+    for key, first, then in (("softmax_seed", 1, 2), ("softmax_overconf", 2.75, 3.0)):
+        monkeypatch.setenv(prefetch.ENV, "1")
+        step(at, key, first)
+        before = cached_bytes()[name]
+        monkeypatch.setenv(prefetch.ENV, "0")  # this step computes whatever it does not find
+        step(at, key, then)  # fitted while the student looked
+        assert cached_bytes()[name] == before, key
+    step(at, "softmax_seed", 9)  # the test can fail: a miss stores
+    assert cached_bytes()[name] > before
