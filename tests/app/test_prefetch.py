@@ -109,18 +109,28 @@ def test_the_next_seed_and_mixture_of_the_quality_view_are_cache_hits(monkeypatc
     prefetch.worker().forget()
     monkeypatch.setenv(prefetch.ENV, "1")
     at = open_page("reverse_diffusion.py", {"reverse_diffusion_view": "quality"})
-    name = "cache_reverse.exact_quality"
-    for key, first, then in (
+    steps = (
         ("reverse_diffusion_seed", 1, 2),  # off the shipped table (seed 0 only)
         ("reverse_diffusion_components", 5, 6),
-    ):
+    )
+    next_steps_hit(
+        monkeypatch, at, "cache_reverse.exact_quality", steps, ("reverse_diffusion_seed", 7)
+    )
+
+
+def next_steps_hit(monkeypatch, at, name: str, steps, miss: tuple) -> None:
+    """For each (control, first, then) of ``steps``: a step to ``first`` with guesses on, then
+    one to ``then`` (a neighbour) with them off stores nothing new in cache ``name``: its
+    entry was made while the student looked. ``miss``, a step to a value no guess reached,
+    does store (the test can fail)."""
+    for key, first, then in steps:
         monkeypatch.setenv(prefetch.ENV, "1")
         step(at, key, first)
         before = cached_bytes()[name]
         monkeypatch.setenv(prefetch.ENV, "0")  # this step computes whatever it does not find
         step(at, key, then)  # computed while the student looked
         assert cached_bytes()[name] == before, key
-    step(at, "reverse_diffusion_seed", 7)  # the test can fail: a miss stores
+    step(at, *miss)
     assert cached_bytes()[name] > before
 
 
@@ -150,13 +160,5 @@ def test_the_next_seed_and_overconfidence_of_the_calibration_view_are_cache_hits
     prefetch.worker().forget()
     monkeypatch.setenv(prefetch.ENV, "1")
     at = open_page("softmax.py", {"softmax_view": "calibration"})
-    name = "cache.calibration_case"
-    for key, first, then in (("softmax_seed", 1, 2), ("softmax_overconf", 2.75, 3.0)):
-        monkeypatch.setenv(prefetch.ENV, "1")
-        step(at, key, first)
-        before = cached_bytes()[name]
-        monkeypatch.setenv(prefetch.ENV, "0")  # this step computes whatever it does not find
-        step(at, key, then)  # fitted while the student looked
-        assert cached_bytes()[name] == before, key
-    step(at, "softmax_seed", 9)  # the test can fail: a miss stores
-    assert cached_bytes()[name] > before
+    steps = (("softmax_seed", 1, 2), ("softmax_overconf", 2.75, 3.0))
+    next_steps_hit(monkeypatch, at, "cache.calibration_case", steps, ("softmax_seed", 9))
