@@ -78,13 +78,57 @@ def dots_image(points: Array, radius: float, dot: float, colour: str) -> str:
     again on every move (bench/controls_report.md, round 21)."""
     at = np.rint(np.asarray(points, dtype=float) * 100).astype(int)
     d = "".join(f"M{x},{-y}h0" for x, y in at)
+    return _picture(
+        radius,
+        f"<path d='{d}' stroke='{colour}' stroke-width='{100 * dot:.2f}' "
+        "stroke-linecap='round' fill='none'/>",
+    )
+
+
+def _picture(radius: float, body: str) -> str:
+    """SVG elements drawn in hundredths of a unit (y up) on the square [−R, R]², as a data
+    URI for a layout image stretched over that square."""
     r = round(100 * radius)
     svg = (
         f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='{-r} {-r} {2 * r} {2 * r}' "
-        f"preserveAspectRatio='none'><path d='{d}' stroke='{colour}' "
-        f"stroke-width='{100 * dot:.2f}' stroke-linecap='round' fill='none'/></svg>"
+        f"preserveAspectRatio='none'>{body}</svg>"
     )
     return "data:image/svg+xml," + quote(svg, safe="=:/',-.")
+
+
+def _polylines(lines: Sequence[Array], close: bool = False) -> str:
+    """Polylines (each (k, 2)) as one SVG path's ``d`` in hundredths of a unit, y up; with
+    ``close``, each a closed polygon."""
+    out = []
+    for line in lines:
+        at = np.rint(np.asarray(line, dtype=float) * 100).astype(int)
+        if len(at):
+            out.append("M" + "L".join(f"{x},{-y}" for x, y in at) + ("Z" if close else ""))
+    return "".join(out)
+
+
+def _image(source: str, name: str, sfx: str, radius: float, k: int = 0) -> dict[str, Any]:
+    """A layout image named ``name`` (a legend group: ui/live/live.js shows and hides it with
+    that group's traces) over the panel on axes ``x<sfx>``/``y<sfx>``, the square [−R, R]².
+
+    ``k``: the image's place among the panel's pictures. Plotly (4.1) draws a subplot's
+    layout images keyed by their place and size, so a second picture over the same square
+    would not be drawn: the k-th is k millionths of a unit wider (a 20-thousandth of a pixel
+    here)."""
+    return {
+        "source": source,
+        "name": name,
+        "xref": f"x{sfx}",
+        "yref": f"y{sfx}",
+        "x": -radius,
+        "y": radius,
+        "sizex": 2 * radius + k * 1e-6,
+        "sizey": 2 * radius,
+        "xanchor": "left",
+        "yanchor": "top",
+        "sizing": "stretch",
+        "layer": "below",
+    }
 
 
 def _path_of(lines: Sequence[Array]) -> tuple[list, list]:
@@ -297,22 +341,7 @@ def scrub_figure(
             },
         ]
         moving += [4 * p + 2, 4 * p + 3]
-        images.append(
-            {
-                "source": dots,
-                "name": "data",
-                "xref": f"x{sfx}",
-                "yref": f"y{sfx}",
-                "x": -radius,
-                "y": radius,
-                "sizex": 2 * radius,
-                "sizey": 2 * radius,
-                "xanchor": "left",
-                "yanchor": "top",
-                "sizing": "stretch",
-                "layer": "below",
-            }
-        )
+        images.append(_image(dots, "data", sfx, radius))
     lay["images"] = images
     if note:
         data_traces += _notes(note, [p.clouds.shape[1] == 0 for p in panels], radius)
@@ -378,6 +407,7 @@ def field_figure(
     height: int = 420,
     head: float = 0.09,
     note: str = "",
+    pictures: bool = False,
 ) -> go.Figure:
     """The denoising direction −ε̂(x, t) on a grid, over samples of q(x_t).
 
@@ -397,18 +427,42 @@ def field_figure(
     scatter traces on fixed axes, whose number and layout do not depend on t: a kept chart
     moves from one t to the next (``ui.live``) where a contour trace would be drawn again.
     With ``note``, the note's traces follow every panel's.
+
+    ``pictures``: what the traces draw is drawn as pictures instead, none of it hoverable:
+    per panel a layout image of the samples (:func:`dots_image`), one of the arrows (shafts
+    and heads) and, with a density, one of the contours, each named after its legend group
+    (``noisy``, ``arrows<p>``, ``contours``: ``ui/live/live.js`` shows and hides it with that
+    group's traces), in that order under the traces. The traces are then one gap each, one a
+    legend group and panel (samples, shafts, and one contour trace), and the notes. A kept
+    chart takes the next t by swapping the pictures (``ui.live``): Plotly drew the 20
+    traces again on every t, about 40 ms of a step in Chromium (bench/controls_report.md,
+    round 22). "Data & export" keeps the figure of traces.
     """
     lay = layout(title="", x="", y="", height=height)
     del lay["xaxis"], lay["yaxis"]
     domains = _domains(len(panels))
-    level_lines = []
+    margin = {"l": 40, "r": 15, "t": 70, "b": 30}
+    px = 2 * radius / (height - margin["t"] - margin["b"])  # a pixel in data units
+    level_lines, level_paths = [], []
     if density is not None:  # the same lines in every panel
         gx, gy, log_q = density
         top = float(np.max(log_q))
         for drop in CONTOUR_DROPS:
             lines = contours.level_lines(gx, gy, log_q, top - drop)
             level_lines.append(_path_of(lines))
+            level_paths.append(_polylines(lines))
+    contour_picture = _picture(
+        radius,
+        "".join(
+            f"<path d='{d}' stroke='{c}' stroke-width='{100 * px:.2f}' fill='none'/>"
+            for c, d in zip(CONTOUR_COLOURS, level_paths, strict=False)
+            if d
+        ),
+    )
+    dots = dots_image(noisy, radius, 4 * px, "#AAAAAA")
     traces: list[dict[str, Any]] = []
+    images: list[dict[str, Any]] = []
+    gap = ([None], [None])
     for p, (panel, domain) in enumerate(zip(panels, domains, strict=True)):
         sfx = str(p + 1) if p else ""
         _square_axes(lay, sfx, domain, radius)
@@ -418,11 +472,26 @@ def field_figure(
         shafts = _path(np.stack([panel.starts, ends], axis=1))
         heads = _path(_arrow_heads(panel.starts, ends, head))
         group = f"arrows{p}"
+        samples = (_list(noisy[:, 0], 2), _list(noisy[:, 1], 2))
+        if pictures:
+            arrows = _picture(
+                radius,
+                f"<path d='{_polylines(np.stack([panel.starts, ends], axis=1))}' "
+                f"stroke='{colour}' stroke-width='{150 * px:.2f}' fill='none'/>"
+                f"<path d='{_polylines(_arrow_heads(panel.starts, ends, head), close=True)}' "
+                f"fill='{colour}'/>"
+                if len(ends)
+                else "",
+            )
+            images += [_image(dots, "noisy", sfx, radius), _image(arrows, group, sfx, radius, 1)]
+            if density is not None:
+                images.append(_image(contour_picture, "contours", sfx, radius, 2))
+            samples = shafts = gap
         traces += [
             {
                 "type": "scatter",
-                "x": _list(noisy[:, 0], 2),
-                "y": _list(noisy[:, 1], 2),
+                "x": samples[0],
+                "y": samples[1],
                 "mode": "markers",
                 "name": names[0],
                 "legendgroup": "noisy",
@@ -442,22 +511,26 @@ def field_figure(
                 "hoverinfo": "skip",
                 **axes,
             },
-            {  # every head is a filled triangle of one path (a marker each costs far more)
-                "type": "scatter",
-                "x": heads[0],
-                "y": heads[1],
-                "mode": "none",
-                "fill": "toself",
-                "fillcolor": colour,
-                "name": f"{names[1]} ({panel.title})",
-                "legendgroup": group,
-                "showlegend": False,
-                "hoverinfo": "skip",
-                **axes,
-            },
         ]
+        if not pictures:
+            traces.append(
+                {  # every head is a filled triangle of one path (a marker each costs far more)
+                    "type": "scatter",
+                    "x": heads[0],
+                    "y": heads[1],
+                    "mode": "none",
+                    "fill": "toself",
+                    "fillcolor": colour,
+                    "name": f"{names[1]} ({panel.title})",
+                    "legendgroup": group,
+                    "showlegend": False,
+                    "hoverinfo": "skip",
+                    **axes,
+                }
+            )
         if density is not None:
-            for k, line in enumerate(level_lines):
+            drawn = [gap] if pictures else level_lines  # pictures: one gap, the legend's entry
+            for k, line in enumerate(drawn, start=len(level_lines) - len(drawn)):
                 traces.append(
                     {
                         "type": "scatter",
@@ -474,8 +547,10 @@ def field_figure(
                 )
     if note:
         traces += _notes(note, [len(p.arrows) == 0 for p in panels], radius)
+    if pictures:
+        lay["images"] = images
     lay["annotations"] = panel_titles([p.title for p in panels], [d[0] for d in domains])
-    lay["margin"] = {"l": 40, "r": 15, "t": 70, "b": 30}
+    lay["margin"] = margin
     lay["legend"] = {
         "orientation": "h",
         "x": 1.0,

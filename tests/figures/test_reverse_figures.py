@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from figures import reverse as figs
-from tests.figures.validation import assert_valid_plotly, dots_of
+from tests.figures.validation import assert_valid_plotly, dots_of, paths_of
 
 rng = np.random.default_rng(0)
 F, N, M, K = 5, 30, 3, 12
@@ -206,3 +206,66 @@ def test_loss_figure_smooths_and_thins_long_runs():
     assert len(fig.data[0].x) <= 400 and fig.layout.xaxis.range == (0, 2000)
     assert np.allclose(figs.smooth(np.ones(10), 3), 1.0)
     assert np.allclose(figs.smooth(np.arange(1.0, 5.0), 2), [1.0, 1.5, 2.5, 3.5])
+
+
+@pytest.mark.parametrize("waiting", [False, True])
+def test_the_field_as_pictures_draws_what_its_traces_draw(waiting):
+    """``pictures=True``: the samples, each panel's arrows and the contours are layout images
+    named after their legend groups, drawing the traces' points (to the pictures' hundredth
+    of a unit); the traces are one gap each, a legend group and panel, and the notes."""
+    G = 9
+    starts = rng.standard_normal((G, 2))
+    axis = np.linspace(-3, 3, 25)
+    density = (axis, axis, -np.add.outer(axis**2, axis**2))
+    learned = (
+        figs.FieldPanel.waiting("learned", "learned")
+        if waiting
+        else figs.FieldPanel("learned", "learned", starts, -0.1 * starts)
+    )
+    panels = [figs.FieldPanel("exact", "exact", starts, 0.1 * starts), learned]
+    noisy = rng.uniform(-2.9, 2.9, (20, 2))
+    kw = {"names": ("q(x_t)", "−ε̂", "log q"), "note": "train it"}
+    traced = figs.field_figure(panels, noisy, density, **kw)
+    drawn = figs.field_figure(panels, noisy, density, pictures=True, **kw)
+    assert_valid_plotly(drawn)
+    per_panel = 3 + len(figs.CONTOUR_DROPS)
+    assert len(drawn.data) == 2 * 3 + 2  # samples, shafts, one contour trace a panel; notes
+    for t in drawn.data[:6]:
+        assert list(t.x) == list(t.y) == [None] and t.hoverinfo == "skip"
+    assert [t.text for t in drawn.data[6:]] == [t.text for t in traced.data[-2:]]
+    legend = [(t.name, t.legendgroup) for t in drawn.data if t.showlegend is not False]
+    assert legend == [
+        (t.name, t.legendgroup) for t in traced.data if t.showlegend is not False and t.name
+    ]
+    images = drawn.layout.images
+    names = ["noisy", "arrows0", "contours", "noisy", "arrows1", "contours"]
+    assert [i.name for i in images] == names
+    for p, panel in enumerate(panels):
+        dots, arrows, lines = images[3 * p : 3 * p + 3]
+        sfx = str(p + 1) if p else ""
+        assert {(i.xref, i.yref) for i in (dots, arrows, lines)} == {(f"x{sfx}", f"y{sfx}")}
+        assert all(
+            (i.x, i.y, i.sizey) == (-3, 3, 6) and i.sizing == "stretch"
+            for i in (dots, arrows, lines)
+        )
+        # each a different size by a millionth (Plotly keys a subplot's images by place and size)
+        assert [i.sizex for i in (dots, arrows, lines)] == pytest.approx([6, 6, 6], abs=1e-5)
+        assert len({i.sizex for i in (dots, arrows, lines)}) == 3
+        assert np.allclose(dots_of(dots.source)[0], noisy, atol=0.006)
+        paths = paths_of(arrows.source)
+        if not len(panel.arrows):
+            assert paths == []
+            continue
+        (shaft_attrs, shafts), (head_attrs, heads) = paths
+        colour = figs.SOURCE_COLOURS[panel.source]
+        assert shaft_attrs["stroke"] == head_attrs["fill"] == colour
+        ends = panel.starts + panel.arrows
+        assert np.allclose(np.array(shafts), np.stack([panel.starts, ends], 1), atol=0.006)
+        trace = traced.data[p * per_panel + 2]  # the heads, as the trace figure draws them
+        tri = np.array([[x, y] for x, y in zip(trace.x, trace.y, strict=True) if x is not None])
+        assert np.allclose(np.array(heads), tri.reshape(G, 3, 2), atol=0.006)
+        levels = paths_of(lines.source)
+        assert [a["stroke"] for a, _ in levels] == list(figs.CONTOUR_COLOURS)
+        for (_, polylines), trace in zip(levels, traced.data[3:per_panel], strict=True):
+            xy = np.array([q for q in zip(trace.x, trace.y, strict=True) if q[0] is not None])
+            assert np.allclose(np.concatenate(polylines), xy, atol=0.006)

@@ -27,3 +27,26 @@ def dots_of(source: str) -> tuple[np.ndarray, str]:
     pairs = re.findall(r"M(-?\d+),(-?\d+)h0", path.group(1))
     assert "".join(f"M{x},{y}h0" for x, y in pairs) == path.group(1)  # nothing else drawn
     return np.array([[int(x) / 100, -int(y) / 100] for x, y in pairs]).reshape(-1, 2), svg
+
+
+def paths_of(source: str) -> list[tuple[dict[str, str], list[np.ndarray]]]:
+    """A layout image's paths (figures.reverse._picture: hundredths of a unit, y up) back as
+    (attributes, polylines in axis units, each (k, 2)), in the order drawn; nothing but
+    paths of straight lines may be in it (the test fails otherwise)."""
+    head = "data:image/svg+xml,"
+    assert source.startswith(head)
+    svg = unquote(source[len(head) :])
+    body = re.fullmatch(r"<svg [^>]*>(.*)</svg>", svg, flags=re.S)
+    assert body is not None
+    elements = re.findall(r"<path ([^/>]*)/>", body.group(1))
+    assert "".join(f"<path {e}/>" for e in elements) == body.group(1)  # nothing else drawn
+    out = []
+    for element in elements:
+        attrs = dict(re.findall(r"([\w-]+)='([^']*)'", element))
+        polylines = []
+        for run in re.findall(r"M[^M]*", attrs.pop("d")):
+            points = re.findall(r"(-?\d+),(-?\d+)", run)
+            assert re.fullmatch(r"M-?\d+,-?\d+(L-?\d+,-?\d+)*Z?", run), run
+            polylines.append(np.array([[int(x) / 100, -int(y) / 100] for x, y in points]))
+        out.append((attrs, polylines))
+    return out
