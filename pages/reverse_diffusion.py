@@ -255,18 +255,17 @@ def field_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
     panels = [figs.FieldPanel(page.tr(f"panel_{k}"), k, starts, -scale * e) for k, e in eps.items()]
     if mix is not None and trained is None:  # the learned panel keeps its place until trained
         panels.append(figs.FieldPanel.waiting(page.tr("panel_learned"), "learned"))
-    page.chart(
-        figs.field_figure(
-            panels,
-            noisy,
-            density,
-            names=(page.tr("noisy"), page.tr("arrows"), page.tr("contours")),
-            note=page.tr("field_waiting") if mix is not None else "",
-        ),
-        "field_chart",
-        kept=True,
-        move=True,
+    field = functools.partial(
+        figs.field_figure,
+        panels,
+        noisy,
+        density,
+        names=(page.tr("noisy"), page.tr("arrows"), page.tr("contours")),
+        note=page.tr("field_waiting") if mix is not None else "",
     )
+    # drawn as pictures (a new t swaps them), exported as traces
+    page.chart(field(pictures=True), "field_chart", kept=True, move=True)
+    kit.keep_chart(field, page.key("field_chart"))
     x = noisy[:1]
     e = cr.eps_model(spec, sources[0], trained)(x, t)
     x0 = rv.to_x0(x, t, e, "eps", s)

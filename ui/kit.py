@@ -182,9 +182,11 @@ def chart_sent() -> None:
     st.session_state[_LAST_CHART] = time.monotonic()
 
 
-def keep_chart(fig: go.Figure, key: str) -> None:
+def keep_chart(fig: go.Figure | Callable[[], go.Figure], key: str) -> None:
     """Keep a chart drawn by something else than :func:`chart` (``ui.live``) for "data &
-    export" and the handout, as :func:`chart` does."""
+    export" and the handout, as :func:`chart` does; or, after :func:`chart`, the figure to
+    export in place of the one drawn (its builder: built only when exported), where the
+    drawn one carries its data as pictures (the reverse field)."""
     _figures()[key] = fig
 
 

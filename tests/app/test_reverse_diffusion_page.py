@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from tests.app.conftest import chart_specs, first_at, kept_charts, latex, open_page
-from tests.figures.validation import dots_of
-from ui import exercises, i18n
+from tests.figures.validation import dots_of, paths_of
+from ui import exercises, i18n, kit
 
 PAGE = "reverse_diffusion.py"
 C = "reverse_diffusion"
@@ -99,15 +99,16 @@ def test_the_data_row_above_the_chart_shows_the_settings_the_chart_was_drawn_of(
         ref = cr.reference_data(spec)[: cr.N_SHOWN]
         noise = np.random.default_rng([4, 10]).standard_normal(ref.shape)
         noisy = dif.q_sample(ref, 100, spec.schedule(), noise)
-        samples = chart["figure"]["data"][0]
-        assert np.allclose(np.array([samples["x"], samples["y"]], float).T, noisy, atol=0.006)
+        samples = dots_of(chart["figure"]["layout"]["images"][0]["source"])[0]  # a picture
+        assert np.allclose(samples, noisy, atol=0.006)
 
 
 def test_the_field_keeps_its_skeleton_over_t_and_off_the_trained_setting():
-    """The field's contours are line traces (not a contour trace) and the untrained learned
-    panel waits in place: t and the data settings change only coordinates, so the browser
-    moves the chart (``ui.live``). The contours are log q(x_t)'s at each t: its value on
-    every drawn point is the level, to the 61² grid's interpolation error."""
+    """The field's samples, arrows and contours are pictures (layout images) over gaps of
+    scatter traces, and the untrained learned panel waits in place: t and the data settings
+    change only the pictures, so the browser swaps them (``ui.live``). The contours are log
+    q(x_t)'s at each t: its value on every drawn point is the level, to the 61² grid's
+    interpolation error. "Data & export" keeps the figure of traces."""
     from core import denoiser as dn
     from core import reverse as rv
     from figures import reverse as rf
@@ -121,14 +122,26 @@ def test_the_field_keeps_its_skeleton_over_t_and_off_the_trained_setting():
     skeletons = {c["skeleton"] for c in charts.values()}
     assert len(skeletons) == 1 and all(c["movable"] for c in charts.values())
     assert all(t["type"] == "scatter" for c in charts.values() for t in c["figure"]["data"])
+    assert all(
+        t["x"] == [None] for c in charts.values() for t in c["figure"]["data"] if "text" not in t
+    )
+    sources = [[i["source"] for i in c["figure"]["layout"]["images"]] for c in charts.values()]
+    assert all(a != b for a, b in zip(sources[1], sources[2], strict=True))  # t 500 → 20
     mix, s = dn.TrainSpec().data.mixture(), dn.TrainSpec().schedule()
-    data = charts[("20",)]["figure"]["data"]
+    images = charts[("20",)]["figure"]["layout"]["images"]
+    assert [i["name"] for i in images] == [
+        f"{n}{p}" if n == "arrows" else n for p in (0, 1) for n in ("noisy", "arrows", "contours")
+    ]
     _, _, pts = rv.grid(-3.0, 3.0, 61)
     top = float(rv.gmm_log_density(pts, 20, s, mix.means, mix.stds, mix.weights).max())
-    for drop, trace in zip(rf.CONTOUR_DROPS, data[3:], strict=False):
-        xy = np.array([p for p in zip(trace["x"], trace["y"], strict=True) if p[0] is not None])
-        log_q = rv.gmm_log_density(xy, 20, s, mix.means, mix.stds, mix.weights)
+    levels = paths_of(images[2]["source"])
+    assert [a["stroke"] for a, _ in levels] == list(rf.CONTOUR_COLOURS)
+    for drop, (_, lines) in zip(rf.CONTOUR_DROPS, levels, strict=True):
+        log_q = rv.gmm_log_density(np.concatenate(lines), 20, s, mix.means, mix.stds, mix.weights)
         assert np.all(np.abs(log_q - (top - drop)) < 0.3)
+    at = open_page(PAGE, field | {f"{C}_t": "20"})
+    exported = kit._built(at.session_state[kit._FIGURES])[f"{C}_field_chart"]
+    assert len(exported.data) == 2 * (3 + len(rf.CONTOUR_DROPS)) + 2 and not exported.layout.images
     waiting = charts[("0.7",)]["figure"]["data"]
     note = i18n.strings("en")["reverse_diffusion.field_waiting"]
     assert waiting[-1]["text"] == [note] and waiting[-1]["x"] == [0.0]

@@ -284,33 +284,43 @@ def test_the_scrubs_data_dots_are_a_picture_in_each_panel_that_moves_and_hides_w
 
 
 FIELD = ".st-key-reverse_diffusion_field_chart .js-plotly-plot"
-# The field: how it was drawn, whether it is the node marked before the step, and the path
-# Plotly draws for each trace of the first panel (arrows, heads, contour lines).
-FIELD_JS = """(sel) => {
-  const gd = document.querySelector(sel);
-  const live = gd.closest('.adlab-live').live;
-  const traces = Array.from(gd.querySelectorAll('.subplot.xy .scatterlayer .trace'));
-  const path = (t, cls) => t.querySelector(cls)?.getAttribute('d') ?? '';
-  return {
-    marked: gd.__marked === true, by: live.drawnBy, digest: live.digest,
-    lines: traces.map((t) => path(t, '.js-line')), fills: traces.map((t) => path(t, '.js-fill')),
-  };
-}"""
 
 
-def test_the_field_moves_its_arrows_and_contours_to_a_new_t(page: Page, server):
-    """t changes the arrows, their heads and q(x_t)'s contours, all line traces on fixed
-    axes: the chart keeps its plot and moves them (no redraw), and what it draws changes."""
+def test_the_field_swaps_its_pictures_to_a_new_t_and_they_hide_with_their_legend(
+    page: Page, server
+):
+    """The field's samples of q(x_t), arrows and contours are pictures, one a legend group
+    and panel over the panel's square [−3, 3]²: t gives every one a new picture in place (the
+    chart keeps its plot, nothing redrawn), and the legend's contour entry hides both panels'
+    contours and shows them again."""
     page.goto(f"{server.url}/reverse_diffusion?reverse_diffusion_view=field")
     wait_for_app(page)
     page.wait_for_selector(f"{FIELD} .main-svg")
-    before = page.evaluate(FIELD_JS, FIELD)
-    assert before["by"] == "new" and sum(bool(d) for d in before["lines"]) >= 4
+    first = page.evaluate(DOTS_JS, FIELD)
+    assert first["by"] == "new" and len(first["sent"]) == 6
+    assert sorted(first["hrefs"]) == sorted(first["sent"])  # drawn grouped by layer and axes
+    for box in first["boxes"]:  # each over one panel's square, to a pixel
+        assert any(
+            all(abs(b - q) < 1.0 for b, q in zip(box, sq, strict=True)) for sq in first["squares"]
+        )
     page.evaluate("(sel) => { document.querySelector(sel).__marked = true; }", FIELD)
-    _press(page, FIELD, "t", "PageUp", before["digest"])
-    after = page.evaluate(FIELD_JS, FIELD)
+
+    _press(page, FIELD, "t", "PageUp", first["digest"])
+    after = page.evaluate(DOTS_JS, FIELD)
     assert after["marked"] and after["by"] == "move-new"
-    changed = [a != b for a, b in zip(after["lines"], before["lines"], strict=True)]
-    assert changed[1] and all(changed[3:-1])  # the shafts and every contour level moved
-    assert after["fills"][2] != before["fills"][2]  # and the heads
+    assert sorted(after["hrefs"]) == sorted(after["sent"])
+    assert all(a != b for a, b in zip(after["sent"], first["sent"], strict=True))
     screenshot(page, "kept_field_moved")
+
+    entry = page.locator(f"{FIELD} .legend .traces").nth(2)  # samples, exact arrows, contours
+    entry.click()
+    page.wait_for_function(
+        "(sel) => document.querySelector(sel).querySelectorAll('image').length === 4", arg=FIELD
+    )
+    shown = page.evaluate(DOTS_JS, FIELD)
+    assert sorted(shown["hrefs"]) == sorted(h for k, h in enumerate(after["sent"]) if k % 3 != 2)
+    entry.click()
+    page.wait_for_function(
+        "(sel) => document.querySelector(sel).querySelectorAll('image').length === 6", arg=FIELD
+    )
+    assert sorted(page.evaluate(DOTS_JS, FIELD)["hrefs"]) == sorted(after["sent"])
