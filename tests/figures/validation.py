@@ -19,9 +19,7 @@ def assert_valid_plotly(fig: go.Figure) -> None:
 def dots_of(source: str) -> tuple[np.ndarray, str]:
     """A layout image's dots (figures.reverse.dots_image) back as (n, 2) points in axis
     units, and its SVG."""
-    head = "data:image/svg+xml,"
-    assert source.startswith(head)
-    svg = unquote(source[len(head) :])
+    svg = svg_of(source)
     path = re.fullmatch(r".*<path d='([^']*)'.*", svg, flags=re.S)
     assert path is not None
     pairs = re.findall(r"M(-?\d+),(-?\d+)h0", path.group(1))
@@ -33,10 +31,7 @@ def paths_of(source: str) -> list[tuple[dict[str, str], list[np.ndarray]]]:
     """A layout image's paths (figures.reverse._picture: hundredths of a unit, y up) back as
     (attributes, polylines in axis units, each (k, 2)), in the order drawn; nothing but
     paths of straight lines may be in it (the test fails otherwise)."""
-    head = "data:image/svg+xml,"
-    assert source.startswith(head)
-    svg = unquote(source[len(head) :])
-    body = re.fullmatch(r"<svg [^>]*>(.*)</svg>", svg, flags=re.S)
+    body = re.fullmatch(r"<svg [^>]*>(.*)</svg>", svg_of(source), flags=re.S)
     assert body is not None
     elements = re.findall(r"<path ([^/>]*)/>", body.group(1))
     assert "".join(f"<path {e}/>" for e in elements) == body.group(1)  # nothing else drawn
@@ -50,3 +45,10 @@ def paths_of(source: str) -> list[tuple[dict[str, str], list[np.ndarray]]]:
             polylines.append(np.array([[int(x) / 100, -int(y) / 100] for x, y in points]))
         out.append((attrs, polylines))
     return out
+
+
+def svg_of(source: str) -> str:
+    """The SVG text of a picture's data URI (``data:image/svg+xml,`` and URL-encoded)."""
+    head = "data:image/svg+xml,"
+    assert source.startswith(head)
+    return unquote(source[len(head) :])
