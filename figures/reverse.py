@@ -443,37 +443,40 @@ def field_figure(
     domains = _domains(len(panels))
     margin = {"l": 40, "r": 15, "t": 70, "b": 30}
     px = 2 * radius / (height - margin["t"] - margin["b"])  # a pixel in data units
+    gap = ([None], [None])
     level_lines, level_paths = [], []
     if density is not None:  # the same lines in every panel
         gx, gy, log_q = density
         top = float(np.max(log_q))
         for drop in CONTOUR_DROPS:
             lines = contours.level_lines(gx, gy, log_q, top - drop)
-            level_lines.append(_path_of(lines))
-            level_paths.append(_polylines(lines))
-    contour_picture = _picture(
-        radius,
-        "".join(
-            f"<path d='{d}' stroke='{c}' stroke-width='{100 * px:.2f}' fill='none'/>"
-            for c, d in zip(CONTOUR_COLOURS, level_paths, strict=False)
-            if d
-        ),
-    )
-    dots = dots_image(noisy, radius, 4 * px, "#AAAAAA")
+            level_lines.append(gap if pictures else _path_of(lines))
+            level_paths.append(_polylines(lines) if pictures else "")
+    if pictures:  # the same in every panel
+        contour_picture = _picture(
+            radius,
+            "".join(
+                f"<path d='{d}' stroke='{c}' stroke-width='{100 * px:.2f}' fill='none'/>"
+                for c, d in zip(CONTOUR_COLOURS, level_paths, strict=False)
+                if d
+            ),
+        )
+        dots = dots_image(noisy, radius, 4 * px, "#AAAAAA")
     traces: list[dict[str, Any]] = []
     images: list[dict[str, Any]] = []
-    gap = ([None], [None])
     for p, (panel, domain) in enumerate(zip(panels, domains, strict=True)):
         sfx = str(p + 1) if p else ""
         _square_axes(lay, sfx, domain, radius)
         axes = {"xaxis": f"x{sfx}", "yaxis": f"y{sfx}"}
         colour = SOURCE_COLOURS.get(panel.source, BLUE)
         ends = panel.starts + panel.arrows
-        shafts = _path(np.stack([panel.starts, ends], axis=1))
-        heads = _path(_arrow_heads(panel.starts, ends, head))
         group = f"arrows{p}"
-        samples = (_list(noisy[:, 0], 2), _list(noisy[:, 1], 2))
-        if pictures:
+        samples = shafts = heads = gap
+        if not pictures:  # the traces' own points (pictures: drawn in the images instead)
+            shafts = _path(np.stack([panel.starts, ends], axis=1))
+            heads = _path(_arrow_heads(panel.starts, ends, head))
+            samples = (_list(noisy[:, 0], 2), _list(noisy[:, 1], 2))
+        else:
             arrows = _picture(
                 radius,
                 f"<path d='{_polylines(np.stack([panel.starts, ends], axis=1))}' "
@@ -486,7 +489,6 @@ def field_figure(
             images += [_image(dots, "noisy", sfx, radius), _image(arrows, group, sfx, radius, 1)]
             if density is not None:
                 images.append(_image(contour_picture, "contours", sfx, radius, 2))
-            samples = shafts = gap
         traces += [
             {
                 "type": "scatter",
