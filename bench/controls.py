@@ -3,7 +3,7 @@
 Run from the project root::
 
     python -m bench.controls [--steps N] [--pages softmax,...] [--controls softmax_seed,...]
-                             [--out bench/results/controls.json]
+                             [--out bench/results/controls.json] [--resume] [--minutes M]
 
 ``bench.latency`` presses one probe slider per page; students move every control. This run
 opens each page (``app.py``) and each of its views in headless Chromium, finds the page's
@@ -21,11 +21,17 @@ and for each one:
    control's ends; after every ``--block`` steps, one step of the bare one-slider app, so
    the bare sample spans the whole run.
 
-A control's ratio is its p95 over the bare app's p95 over the whole run, with the 90 %
+A control's ratio is its p95 over the bare app's p95 over its run, with the 90 %
 bootstrap interval. As in ``bench.latency``, nothing is measured before the app's warm-up
 (``ui/warmup.py``) has finished. Budget (issue 21): ratio ≤ 1.0 and the interval's upper end
-≤ 1.2, and payload p95 ≤ 200 KB per step. The JSON (``--out``) is rewritten after every page, so an
-interrupted run keeps what it measured.
+≤ 1.2, and payload p95 ≤ 200 KB per step. The JSON (``--out``) is rewritten after every control,
+so an interrupted run keeps what it measured.
+
+Every control at 100 steps takes hours on a small machine (1.5–3.5 min a control), so a run can
+be spread over several: ``--minutes M`` starts no control after M minutes, and ``--resume``
+keeps the controls already in ``--out`` and measures the others. Each run of a resumed file
+has its own bare steps and meta (its commit, ``meta.runs``); a control is compared with the
+bare app of the run that measured it, on the same machine at the same time.
 
 Exit codes: 0 ok, 1 a failed step or setup failure, 2 over budget (0 with ``--no-fail-budget``).
 """
@@ -38,6 +44,7 @@ import json
 import math
 import signal
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -73,6 +80,7 @@ class Control:
         watch: the chart key the control redraws first, ``#i`` for the main area's i-th element
             (compared by text), or ``None`` if one press changed nothing on screen.
         steps: the recorded steps.
+        run: which run of the results file measured it (``--resume`` adds runs).
     """
 
     page: str
@@ -81,6 +89,7 @@ class Control:
     kind: str
     watch: str | None = None
     steps: list[lat.Step] = field(default_factory=list)
+    run: int = 0
 
     @property
     def name(self) -> str:
@@ -222,13 +231,16 @@ def measure_page(
     app_url: str,
     concept: Concept,
     bare: lat.Probe,
-    bare_steps: list[lat.Step],
+    results: Results,
     args: argparse.Namespace,
-) -> list[Control]:
-    """Every control of every view of one page, each in a fresh session at its view's link,
-    with bare steps interleaved. The view picker is measured from the first view."""
+    until: float = math.inf,
+) -> bool:
+    """Every control of every view of one page not yet in ``results``, each in a fresh session
+    at its view's link, with bare steps interleaved; ``results`` is saved after each. The view
+    picker is measured from the first view. Returns False if it stopped at ``until``
+    (``time.monotonic()``) with controls left."""
     slug = concept.slug
-    controls: list[Control] = []
+    done = {(c.page, c.view, c.key) for c in results.controls}
     for view, (url, found) in enumerate(view_links(browser, app_url, concept)):
         for c in found:
             key, kind = c["key"], c["kind"]
@@ -236,21 +248,26 @@ def measure_page(
                 continue  # the exercise; the view picker once
             if args.controls and not {key, f"{key}[{view}]"} & args.controls:
                 continue  # neither the key nor the key in this view ("seed[2]") asked for
-            control = Control(slug, view, key, kind)
-            controls.append(control)
+            if (slug, view, key) in done:
+                continue  # measured by an earlier run of this file
+            if time.monotonic() >= until:
+                return False
+            control = Control(slug, view, key, kind, run=results.run)
             probe = _open_at(browser, url, control.name, key, kind)
             try:
-                _measure_control(probe, control, bare, bare_steps, args)
+                _measure_control(probe, control, bare, results, args)
             finally:
                 probe.page.context.close()
-    return controls
+            results.controls.append(control)  # whole: a stopped run measures it again
+            results.save(args.out)
+    return True
 
 
 def _measure_control(
     probe: lat.Probe,
     control: Control,
     bare: lat.Probe,
-    bare_steps: list[lat.Step],
+    results: Results,
     args: argparse.Namespace,
 ) -> None:
     try:
@@ -268,7 +285,7 @@ def _measure_control(
     while len(control.steps) < args.steps:
         for _ in range(min(args.block, args.steps - len(control.steps))):
             control.steps.append(_step_control(probe, control))
-        bare_steps.append(bare.step())
+        results.add_bare(bare.step())
     s = lat.summarize(control.steps)
     print(
         f"  {control.name} ({control.kind} → {control.watch}): p50 {s.p50_ms:.0f} "
@@ -296,17 +313,26 @@ class Row:
         )
 
 
-def rows(controls: Sequence[Control], bare_steps: Sequence[lat.Step]) -> list[Row]:
-    """A summary row per measured control (those with something to watch)."""
-    bare = lat.summarize(bare_steps)
-    bare_lat = lat._latencies(bare_steps)
+def rows(
+    controls: Sequence[Control],
+    bare_steps: Sequence[lat.Step],
+    bare_runs: Sequence[int] | None = None,
+) -> list[Row]:
+    """A summary row per measured control (those with something to watch), against the bare
+    steps of the control's own run (``bare_runs[i]`` is the run of ``bare_steps[i]``), or all
+    of them without ``bare_runs``."""
+    by_run: dict[int, list[lat.Step]] = {}
+    for i, step in enumerate(bare_steps):
+        by_run.setdefault(bare_runs[i] if bare_runs is not None else 0, []).append(step)
     out = []
     for c in controls:
         if c.watch is None or not c.steps:
             continue
+        own = by_run.get(c.run, []) if bare_runs is not None else bare_steps
+        bare = lat.summarize(own)
         s = lat.summarize(c.steps)
         ratio = s.p95_ms / bare.p95_ms if bare.p95_ms else math.nan
-        lo, hi = lat.ratio_interval(lat._latencies(c.steps), bare_lat)
+        lo, hi = lat.ratio_interval(lat._latencies(c.steps), lat._latencies(own))
         out.append(Row(c, s, ratio, lo, hi))
     return out
 
@@ -375,6 +401,7 @@ def format_markdown(table: Sequence[Row], bare: lat.Summary, meta: str) -> str:
     b = f"bare app: p50 {bare.p50_ms:.0f} ms, p95 {bare.p95_ms:.0f} ms ({bare.n} steps)"
     head = "| {} |\n|{}|".format
     out = [f"# bench.controls: every control of every page\n\n{meta}\n\n{b}\n"]
+    runs = len({r.control.run for r in table}) > 1
     out.append("## Worst control per page\n")
     cols = ("page", "control [view]", "p50 ms", "p95 ms", "p95 ratio", "90% interval", "KB")
     out.append(head(" | ".join(cols), "|".join("---" for _ in cols)))
@@ -382,10 +409,12 @@ def format_markdown(table: Sequence[Row], bare: lat.Summary, meta: str) -> str:
         out.append(_md_row(page, f"{r.control.key} [{r.control.view}]", r))
     out.append("\n## Every control\n")
     cols = ("page", "control [view]", "kind", "redraws", "p50 ms", "p95 ms", "p95 ratio")
-    out.append(head(" | ".join((*cols, "90% interval", "KB")), "|".join("---" for _ in range(9))))
+    cols = (*cols, "90% interval", "KB", *(("run",) if runs else ()))
+    out.append(head(" | ".join(cols), "|".join("---" for _ in cols)))
     for r in table:
         c = r.control
-        out.append(_md_row(c.page, f"{c.key} [{c.view}]", r, c.kind, f"`{c.watch}`"))
+        row = _md_row(c.page, f"{c.key} [{c.view}]", r, c.kind, f"`{c.watch}`")
+        out.append(row + (f" {c.run} |" if runs else ""))
     return "\n".join(out) + "\n"
 
 
@@ -405,59 +434,114 @@ def _md_row(page: str, control: str, r: Row, *extra: str) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+@dataclass
+class Results:
+    """What a results file holds: the controls measured, the bare app's steps (with the run
+    that took each) and each run's meta (``lat.run_meta``, with its commit)."""
+
+    controls: list[Control] = field(default_factory=list)
+    bare_steps: list[lat.Step] = field(default_factory=list)
+    bare_runs: list[int] = field(default_factory=list)
+    runs: list[dict] = field(default_factory=list)
+
+    @property
+    def run(self) -> int:
+        """The run measuring now (the last one)."""
+        return len(self.runs) - 1
+
+    def add_bare(self, step: lat.Step) -> None:
+        self.bare_steps.append(step)
+        self.bare_runs.append(self.run)
+
+    def rows(self) -> list[Row]:
+        return rows(self.controls, self.bare_steps, self.bare_runs)
+
+    def run_lines(self) -> list[str]:
+        """One line per run: when, on what commit, how many controls, its bare app."""
+        lines = []
+        for i, m in enumerate(self.runs):
+            own = [s for s, r in zip(self.bare_steps, self.bare_runs, strict=True) if r == i]
+            b = lat.summarize(own)
+            n = sum(c.run == i for c in self.controls)
+            lines.append(
+                f"run {i}: {m.get('when')} on {m.get('commit') or 'an unknown commit'}, "
+                f"{n} controls, {m.get('steps')} steps each after {m.get('warmup')} warm-up; "
+                f"bare app p50 {lat._fmt(b.p50_ms, 0)} ms, p95 {lat._fmt(b.p95_ms, 0)} ms "
+                f"({b.n} steps)"
+            )
+        return lines
+
+    def save(self, path: Path) -> None:
+        """Write the JSON (rows and worst controls included, for readers without this code)."""
+        table = self.rows()
+        doc = {
+            "meta": self.runs[-1] if self.runs else {},
+            "runs": self.runs,
+            "budget": {
+                "ratio_p95": lat.BUDGET_RATIO,
+                "interval_upper": BUDGET_UPPER,
+                "payload_p95_kb": lat.BUDGET_PAYLOAD_KB,
+            },
+            "bare": {
+                "summary": asdict(lat.summarize(self.bare_steps)),
+                "steps": [asdict(s) for s in self.bare_steps],
+                "runs": self.bare_runs,
+            },
+            "controls": [
+                {
+                    "page": c.page,
+                    "view": c.view,
+                    "key": c.key,
+                    "kind": c.kind,
+                    "watch": c.watch,
+                    "run": c.run,
+                    "steps": [asdict(s) for s in c.steps],
+                }
+                for c in self.controls
+            ],
+            "rows": [
+                {
+                    "name": r.control.name,
+                    "run": r.control.run,
+                    "summary": asdict(r.summary),
+                    "ratio": r.ratio,
+                    "interval": [r.lo, r.hi],
+                    "over_budget": r.over,
+                }
+                for r in table
+            ],
+            "worst": {p: r.control.name for p, r in worst_per_page(table).items()},
+        }
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(lat._without_nan(doc), indent=2, allow_nan=False) + "\n")
+
+    @classmethod
+    def load(cls, path: Path) -> Results:
+        """A results file written by :meth:`save` (or by a run before ``--resume``: one run)."""
+        doc = json.loads(path.read_text())
+        bare_steps = [lat.Step(**s) for s in doc["bare"]["steps"]]
+        controls = [
+            Control(
+                c["page"],
+                c["view"],
+                c["key"],
+                c["kind"],
+                c["watch"],
+                [lat.Step(**s) for s in c["steps"]],
+                c.get("run", 0),
+            )
+            for c in doc["controls"]
+        ]
+        runs = doc.get("runs") or [doc["meta"]]
+        bare_runs = doc["bare"].get("runs") or [0] * len(bare_steps)
+        return cls(controls, bare_steps, list(bare_runs), runs)
+
+
 def report_from_json(path: Path) -> str:
     """Markdown (:func:`format_markdown`) from a results JSON written by this module."""
-    doc = json.loads(path.read_text())
-    bare_steps = [lat.Step(**s) for s in doc["bare"]["steps"]]
-    controls = []
-    for c in doc["controls"]:
-        steps = [lat.Step(**s) for s in c["steps"]]
-        controls.append(Control(c["page"], c["view"], c["key"], c["kind"], c["watch"], steps))
-    m = doc["meta"]
-    meta = f"{m['when']}: {m['steps']} steps per control after {m['warmup']} warm-up"
-    return format_markdown(rows(controls, bare_steps), lat.summarize(bare_steps), meta)
-
-
-def _write_json(
-    args: argparse.Namespace, controls: Sequence[Control], bare_steps: Sequence[lat.Step]
-) -> None:
-    table = rows(controls, bare_steps)
-    doc = {
-        "meta": lat.run_meta(args),
-        "budget": {
-            "ratio_p95": lat.BUDGET_RATIO,
-            "interval_upper": BUDGET_UPPER,
-            "payload_p95_kb": lat.BUDGET_PAYLOAD_KB,
-        },
-        "bare": {
-            "summary": asdict(lat.summarize(bare_steps)),
-            "steps": [asdict(s) for s in bare_steps],
-        },
-        "controls": [
-            {
-                "page": c.page,
-                "view": c.view,
-                "key": c.key,
-                "kind": c.kind,
-                "watch": c.watch,
-                "steps": [asdict(s) for s in c.steps],
-            }
-            for c in controls
-        ],
-        "rows": [
-            {
-                "name": r.control.name,
-                "summary": asdict(r.summary),
-                "ratio": r.ratio,
-                "interval": [r.lo, r.hi],
-                "over_budget": r.over,
-            }
-            for r in table
-        ],
-        "worst": {p: r.control.name for p, r in worst_per_page(table).items()},
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(lat._without_nan(doc), indent=2, allow_nan=False) + "\n")
+    results = Results.load(path)
+    meta = "\n".join(f"- {line}" for line in results.run_lines())
+    return format_markdown(results.rows(), lat.summarize(results.bare_steps), meta)
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -472,6 +556,14 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "controls.json")
     p.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the controls already in --out and measure only the others (a new run)",
+    )
+    p.add_argument(
+        "--minutes", type=float, help="start no control after this many minutes (then --resume)"
+    )
+    p.add_argument(
         "--no-fail-budget", action="store_true", help="exit 0 when only budgets are missed"
     )
     p.add_argument(
@@ -480,6 +572,8 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.steps < 1 or args.block < 1 or args.warmup < 0:
         p.error("--steps and --block must be ≥ 1, --warmup ≥ 0")
+    if args.minutes is not None and args.minutes <= 0:
+        p.error("--minutes must be > 0")
     args.controls = {k.strip() for k in (args.controls or "").split(",") if k.strip()}
     return args
 
@@ -492,8 +586,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     slugs = [s.strip() for s in args.pages.split(",") if s.strip()] if args.pages else None
     concepts = lat.probed_concepts(slugs)
-    controls: list[Control] = []
-    bare_steps: list[lat.Step] = []
+    results = Results.load(args.out) if args.resume and args.out.exists() else Results()
+    steps = {m.get("steps") for m in results.runs}
+    if steps - {args.steps}:
+        print(f"ERROR {args.out} holds runs of {steps} steps a control, not {args.steps}")
+        return 1
+    results.runs.append(lat.run_meta(args))
+    until = time.monotonic() + 60 * args.minutes if args.minutes else math.inf
+    left: list[str] = []
     with lat._servers(True, False, args.out.parent) as (bare_url, app_url, _):
         assert app_url is not None
         try:
@@ -503,22 +603,30 @@ def main(argv: Sequence[str] | None = None) -> int:
                 bare = lat._open_probe(browser, bare_target)
                 for _ in range(args.warmup):
                     bare.step()
-                for concept in concepts:
+                for i, concept in enumerate(concepts):
                     print(f"{concept.slug}", file=sys.stderr)
-                    controls += measure_page(browser, app_url, concept, bare, bare_steps, args)
-                    _write_json(args, controls, bare_steps)
+                    if not measure_page(browser, app_url, concept, bare, results, args, until):
+                        left = [c.slug for c in concepts[i:]]
+                        break
         except (RuntimeError, PlaywrightError) as exc:
             print(f"ERROR {exc} (server logs: {args.out.parent}/latency-*.log)", file=sys.stderr)
-            _write_json(args, controls, bare_steps)
+            results.save(args.out)
             return 1
-    table = rows(controls, bare_steps)
-    print(format_rows(table, lat.summarize(bare_steps)))
+    results.save(args.out)
+    table = results.rows()
+    print("\n".join(results.run_lines()))
+    print(format_rows(table, lat.summarize(results.bare_steps)))
     print(format_worst(table))
-    skipped = [c.name for c in controls if c.watch is None]
+    skipped = [c.name for c in results.controls if c.watch is None]
     if skipped:
         print(f"changed nothing on screen (not measured): {', '.join(skipped)}")
+    if left:
+        print(
+            f"stopped after {args.minutes:g} minutes; not all measured on: {', '.join(left)} "
+            f"(go on with --resume --out {args.out})"
+        )
     errors = 0
-    for c in controls:
+    for c in results.controls:
         for i, s in enumerate(c.steps):
             if s.error:
                 errors += 1
@@ -532,7 +640,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     # a long run is often stopped with kill: unwind, so both servers stop (the JSON holds
-    # every page finished so far)
+    # every control finished so far)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     with contextlib.suppress(KeyboardInterrupt):
         sys.exit(main())

@@ -36,6 +36,7 @@ import contextlib
 import json
 import math
 import platform
+import subprocess
 import sys
 import tempfile
 import time
@@ -672,10 +673,27 @@ def _report(args: argparse.Namespace, targets: list[Target], results: dict[str, 
     return 0 if not misses or args.no_fail_budget else 2
 
 
+def commit() -> str | None:
+    """The checkout's commit (short), with ``+dirty`` if tracked files differ from it; ``None``
+    outside a Git checkout."""
+
+    def git(*cmd: str) -> str:
+        done = subprocess.run(["git", *cmd], cwd=ROOT, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    try:
+        head = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+dirty" if dirty else "")
+
+
 def run_meta(args: argparse.Namespace) -> dict[str, object]:
-    """When, where and how a run measured (the ``meta`` of every results JSON)."""
+    """When, where, on what and how a run measured (the ``meta`` of every results JSON)."""
     return {
         "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "commit": commit(),
         "host": platform.node(),
         "python": platform.python_version(),
         "steps": args.steps,

@@ -3,9 +3,9 @@ bench.controls' choices (what a press redrew, the worst control per page)."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -100,9 +100,11 @@ def test_the_json_round_trips_into_the_markdown_report(tmp_path):
     bare = _steps(list(rng.gamma(4.0, 20.0, 60)))
     slow = Control("p", 1, "p_b", "number", "#3", _steps(list(rng.gamma(4.0, 40.0, 30))))
     fast = Control("p", 0, "p_a", "slider", "p_chart", _steps(list(rng.gamma(4.0, 10.0, 30))))
-    args = SimpleNamespace(out=tmp_path / "c.json", steps=30, warmup=2, block=5)
-    controls_mod._write_json(args, [fast, slow], bare)
-    text = controls_mod.report_from_json(args.out)
+    out = tmp_path / "c.json"
+    run = {"when": "2026-11-28T05:00:00+0000", "commit": "abc1234", "steps": 30, "warmup": 2}
+    controls_mod.Results([fast, slow], bare, [0] * len(bare), [run]).save(out)
+    text = controls_mod.report_from_json(out)
+    assert "run 0: 2026-11-28T05:00:00+0000 on abc1234, 2 controls, 30 steps" in text
     worst = text.split("## Every control")[0]
     assert "| p | p_b [1] |" in worst and "p_a" not in worst  # the page's worst control only
     assert text.count("| p | p_") == 3  # once in the worst table, both in the full one
@@ -127,3 +129,42 @@ def test_waiting_for_the_warm_up_ends_when_the_server_logs_it(tmp_path):
     assert wait_for_warmup(log, timeout=30, poll=0.05)
     writer.join()
     assert time.monotonic() - start < 10  # it returned once the line was there
+
+
+def test_a_resumed_file_compares_each_control_with_the_bare_app_of_its_own_run(tmp_path):
+    """Runs of one file may be days and machines apart: a control measured in a fast run is
+    judged against that run's bare app, not against a slower run's."""
+    rng = np.random.default_rng(6)
+    fast_bare, slow_bare = rng.gamma(4.0, 20.0, 80), rng.gamma(4.0, 60.0, 80)
+    first = Control("p", 0, "p_a", "slider", "p_chart", _steps(list(rng.gamma(4.0, 20.0, 60))))
+    second = Control("p", 0, "p_b", "slider", "p_chart", _steps(list(rng.gamma(4.0, 60.0, 60))))
+    second.run = 1
+    bare = _steps(list(fast_bare) + list(slow_bare))
+    runs = [0] * 80 + [1] * 80
+    table = rows([first, second], bare, runs)
+    assert all(r.lo < 1.0 < r.hi for r in table)  # each as fast as its own bare app
+    pooled = rows([first, second], bare)  # against both runs' steps: the first looks fast
+    assert pooled[0].hi < 0.8
+    out = tmp_path / "c.json"
+    results = controls_mod.Results([first, second], bare, runs, [{"steps": 60}] * 2)
+    results.save(out)
+    loaded = controls_mod.Results.load(out)
+    assert loaded.controls == [first, second] and loaded.bare_runs == runs
+    assert [r.ratio for r in loaded.rows()] == [r.ratio for r in table]
+    report = controls_mod.report_from_json(out)
+    assert report.count("\n- run ") == 2 and "| run |" in report
+
+
+def test_a_file_from_before_resume_loads_as_one_run(tmp_path):
+    out = tmp_path / "old.json"
+    step = {"key": "ArrowRight", "latency_ms": 90.0, "payload_bytes": 1024}
+    control = {"page": "p", "view": 0, "key": "p_a", "kind": "slider", "watch": "p_chart"}
+    doc = {
+        "meta": {"when": "then", "steps": 1, "warmup": 0},
+        "bare": {"steps": [step, step]},
+        "controls": [{**control, "steps": [step]}],
+    }
+    out.write_text(json.dumps(doc))
+    loaded = controls_mod.Results.load(out)
+    assert loaded.runs == [doc["meta"]] and loaded.bare_runs == [0, 0]
+    assert loaded.controls[0].run == 0 and loaded.rows()[0].ratio == pytest.approx(1.0)

@@ -73,24 +73,34 @@ def test_load_sessions_speak_the_protocol_without_errors(server, tmp_path):
     assert report["rss_samples"], "server memory was sampled"
 
 
-def test_controls_bench_finds_and_steps_every_kind_of_control(server, browser):
+def test_controls_bench_finds_and_steps_every_kind_of_control(server, browser, tmp_path):
     """bench.controls on the softmax page: a live control (T, ui/live.py), a slider, a number
     input (the seed, shown in the second view) and the view picker (a radio), each found in
     the browser, calibrated to what it redraws and stepped without an error; the exercise is
-    never a control."""
+    never a control. A resumed run (a second run on the same results) measures only the
+    control missing from the file."""
     wanted = {"softmax_T", "softmax_d", "softmax_seed", "softmax_view", "softmax_ex_guess"}
-    args = SimpleNamespace(steps=2, warmup=0, block=2, controls=wanted)
+    out = tmp_path / "controls.json"
+    args = SimpleNamespace(steps=2, warmup=0, block=2, controls=wanted, out=out)
     bare_target = latency.Target(
         latency.BARE_NAME, f"{server.url}/softmax", "softmax_T", "softmax_probs_chart"
     )
     bare = latency._open_probe(browser, bare_target)  # stands in for the bare app's slider
-    bare_steps: list[latency.Step] = []
+    results = controls.Results(runs=[{"steps": 2}])
     try:
-        found = controls.measure_page(
-            browser, server.url, concept("softmax"), bare, bare_steps, args
-        )
+        assert controls.measure_page(browser, server.url, concept("softmax"), bare, results, args)
+        found = list(results.controls)
+        assert controls.Results.load(out).controls == found  # saved, whole, after each control
+        resumed = controls.Results.load(out)
+        resumed.controls = [c for c in resumed.controls if c.key != "softmax_d"]
+        resumed.runs.append({"steps": 2})
+        controls.measure_page(browser, server.url, concept("softmax"), bare, resumed, args)
     finally:
         bare.page.context.close()
+    again = [c for c in resumed.controls if c.run == 1]
+    assert [c.key for c in again] == ["softmax_d"] and len(again[0].steps) == 2
+    assert resumed.bare_runs.count(1) == 1  # the new run's own bare step
+    bare_steps = results.bare_steps
     kinds = {c.key: c.kind for c in found}
     assert kinds["softmax_T"] == "live" and kinds["softmax_view"] == "radio"
     assert kinds["softmax_seed"] == "number" and kinds["softmax_d"] == "slider"
