@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gzip
 import json
 import math
 import signal
@@ -513,12 +514,17 @@ class Results:
             "worst": {p: r.control.name for p, r in worst_per_page(table).items()},
         }
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(lat._without_nan(doc), indent=2, allow_nan=False) + "\n")
+        text = json.dumps(lat._without_nan(doc), indent=2, allow_nan=False) + "\n"
+        if path.suffix == ".gz":  # a record kept in the repository (bench/records)
+            path.write_bytes(gzip.compress(text.encode(), mtime=0))
+        else:
+            path.write_text(text)
 
     @classmethod
     def load(cls, path: Path) -> Results:
         """A results file written by :meth:`save` (or by a run before ``--resume``: one run)."""
-        doc = json.loads(path.read_text())
+        raw = path.read_bytes()
+        doc = json.loads(gzip.decompress(raw) if path.suffix == ".gz" else raw)
         bare_steps = [lat.Step(**s) for s in doc["bare"]["steps"]]
         controls = [
             Control(

@@ -145,9 +145,10 @@ def test_a_resumed_file_compares_each_control_with_the_bare_app_of_its_own_run(t
     assert all(r.lo < 1.0 < r.hi for r in table)  # each as fast as its own bare app
     pooled = rows([first, second], bare)  # against both runs' steps: the first looks fast
     assert pooled[0].hi < 0.8
-    out = tmp_path / "c.json"
+    out = tmp_path / "c.json.gz"  # gzipped, as the records in bench/records
     results = controls_mod.Results([first, second], bare, runs, [{"steps": 60}] * 2)
     results.save(out)
+    assert out.read_bytes()[:2] == b"\x1f\x8b"
     loaded = controls_mod.Results.load(out)
     assert loaded.controls == [first, second] and loaded.bare_runs == runs
     assert [r.ratio for r in loaded.rows()] == [r.ratio for r in table]
