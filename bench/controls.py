@@ -31,7 +31,9 @@ Every control at 100 steps takes hours on a small machine (1.5–3.5 min a contr
 be spread over several: ``--minutes M`` starts no control after M minutes, and ``--resume``
 keeps the controls already in ``--out`` and measures the others. Each run of a resumed file
 has its own bare steps and meta (its commit, ``meta.runs``); a control is compared with the
-bare app of the run that measured it, on the same machine at the same time.
+bare app of the run that measured it, on the same machine at the same time. After a change
+to what a control draws, ``--forget`` drops it (a page, a key, or ``key[view]``) from
+``--out``, so the next ``--resume`` measures it again.
 
 Exit codes: 0 ok, 1 a failed step or setup failure, 2 over budget (0 with ``--no-fail-budget``).
 """
@@ -457,6 +459,12 @@ class Results:
     def rows(self) -> list[Row]:
         return rows(self.controls, self.bare_steps, self.bare_runs)
 
+    def forget(self, names: set[str]) -> list[Control]:
+        """Drop the controls of the pages, keys or ``key[view]`` in ``names``; return them."""
+        gone = [c for c in self.controls if {c.page, c.key, f"{c.key}[{c.view}]"} & names]
+        self.controls = [c for c in self.controls if c not in gone]
+        return gone
+
     def run_lines(self) -> list[str]:
         """One line per run: when, on what commit, how many controls, its bare app."""
         lines = []
@@ -570,6 +578,10 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--minutes", type=float, help="start no control after this many minutes (then --resume)"
     )
     p.add_argument(
+        "--forget",
+        help="drop these pages, keys or key[view] from --out (to measure them again) and exit",
+    )
+    p.add_argument(
         "--no-fail-budget", action="store_true", help="exit 0 when only budgets are missed"
     )
     p.add_argument(
@@ -589,6 +601,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     if args.markdown:
         print(report_from_json(args.markdown), end="")
+        return 0
+    if args.forget:
+        results = Results.load(args.out)
+        gone = results.forget({n.strip() for n in args.forget.split(",") if n.strip()})
+        results.save(args.out)
+        print(f"{args.out}: forgot {', '.join(c.name for c in gone) or 'nothing'}")
         return 0
     slugs = [s.strip() for s in args.pages.split(",") if s.strip()] if args.pages else None
     concepts = lat.probed_concepts(slugs)

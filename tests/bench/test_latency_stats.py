@@ -156,6 +156,26 @@ def test_a_resumed_file_compares_each_control_with_the_bare_app_of_its_own_run(t
     assert report.count("\n- run ") == 2 and "| run |" in report
 
 
+def test_forget_drops_a_page_a_key_or_a_key_in_one_view(tmp_path):
+    """After a change to what a control draws, its record is dropped so a resumed run
+    measures it again; the others, their bare steps and runs stay."""
+    made = [
+        Control("p", 0, "p_view", "radio", "#4", _steps([90.0])),
+        Control("p", 1, "p_seed", "number", "p_chart", _steps([80.0])),
+        Control("p", 2, "p_seed", "number", "p_chart", _steps([70.0])),
+        Control("q", 0, "q_a", "slider", "q_chart", _steps([60.0])),
+    ]
+    bare = _steps([100.0, 110.0])
+    out = tmp_path / "c.json.gz"
+    controls_mod.Results(list(made), bare, [0, 0], [{"steps": 1}]).save(out)
+    assert controls_mod.main(["--out", str(out), "--forget", "p_seed[2],q"]) == 0
+    kept = controls_mod.Results.load(out)
+    assert [c.name for c in kept.controls] == ["p[0] p_view", "p[1] p_seed"]
+    assert kept.bare_steps == bare and kept.runs == [{"steps": 1}]
+    assert [c.name for c in kept.forget({"p"})] == ["p[0] p_view", "p[1] p_seed"]
+    assert not kept.controls
+
+
 def test_a_file_from_before_resume_loads_as_one_run(tmp_path):
     out = tmp_path / "old.json"
     step = {"key": "ArrowRight", "latency_ms": 90.0, "payload_bytes": 1024}
