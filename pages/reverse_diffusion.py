@@ -82,7 +82,38 @@ def settings(widgets: bool = True) -> dn.TrainSpec:
 def learned(spec: dn.TrainSpec, offer: bool = True) -> dn.Trained | None:
     """The trained ε_θ of ``spec`` if cached or shipped; else (``offer``) a button to train it."""
     hit = cr.cached_denoiser(spec)
-    return hit if hit is not None or not offer else cr.offer_training(spec, page.tr, loss_chart)
+    if hit is not None or not offer:
+        return hit
+    return cr.offer_training(spec, not_trained(spec, here=True), page.tr, loss_chart)
+
+
+def not_trained(spec: dn.TrainSpec, here: bool) -> str:
+    """The notice of an untrained spec: what a press trains (so every setting a student moves
+    shows on the page), and where the button is (``here``: just below)."""
+    d, run = spec.data, dn.TrainSettings()
+    if d.kind == "mixture":
+        data = page.tr(
+            "data_mixture",
+            k=d.components,
+            layout=page.tr(f"layout_{d.layout}"),
+            spread=f"{d.spread:g}",
+            balance=f"{d.balance:g}",
+        )
+    else:
+        data = page.tr("data_shape", shape=page.tr(f"dataset_{d.kind}"), noise=f"{d.noise:g}")
+    text = page.tr(
+        "not_trained",
+        steps=run.steps,
+        batch=run.batch,
+        target=page.tr(f"prediction_{spec.prediction}"),
+        n=spec.n_train,
+        data=data,
+        seed=spec.seed,
+    )
+    where = (
+        page.tr("train_here") if here else page.tr("train_elsewhere", view=page.tr("tab_sampling"))
+    )
+    return text + where
 
 
 def who(source: str) -> str:
@@ -239,7 +270,7 @@ def field_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
     starts = np.stack(np.meshgrid(GRID, GRID), axis=-1).reshape(-1, 2)
     sources = [k for k, ok in (("exact", mix is not None), ("learned", trained)) if ok]
     if not sources:
-        st.info(page.tr("not_trained"), icon=":material/model_training:")
+        st.info(not_trained(spec, here=False), icon=":material/model_training:")
         return
     eps = {k: cr.eps_model(spec, k, trained)(starts, t) for k in sources}
     ref = cr.reference_data(spec)[: cr.N_SHOWN]
@@ -327,7 +358,7 @@ def quality() -> None:
         if trained is not None:
             q["learned"] = cr.learned_quality(spec, trained)
     if not q:
-        st.info(page.tr("not_trained"), icon=":material/model_training:")
+        st.info(not_trained(spec, here=False), icon=":material/model_training:")
         return
     curves = [
         (f"{page.tr(f'q_{name}')} ({page.tr(f'panel_{k}')})", k, calls, d)

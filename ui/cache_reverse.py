@@ -118,17 +118,18 @@ def train(
 
 
 def offer_training(
-    spec: TrainSpec, words: Callable[..., str], chart: Callable[[Array], Any]
+    spec: TrainSpec, notice: str, words: Callable[..., str], chart: Callable[[Array], Any]
 ) -> Trained | None:
-    """A notice and a "train" button; when pressed, train with a progress bar and the loss
-    curve growing (``chart(losses)`` makes its figure), then rerun the page.
+    """A notice (what a press would train) and a "train" button; when pressed, train with a
+    progress bar and the loss curve growing (``chart(losses)`` makes its figure), then rerun
+    the page.
 
-    ``words(name)`` gives the page's strings ``not_trained``, ``train``, ``training``,
-    ``waiting`` and ``train_failed``. Returns ``None`` (nothing trained yet, or it failed).
+    ``words(name)`` gives the page's strings ``train``, ``training``, ``waiting`` and
+    ``train_failed``. Returns ``None`` (nothing trained yet, or it failed).
     """
     from core import denoiser as dn
 
-    st.info(words("not_trained"), icon=":material/model_training:")
+    st.info(notice, icon=":material/model_training:")
     if not st.button(words("train"), key="reverse_diffusion_train", icon=":material/play_arrow:"):
         return None
     bar, plot = st.progress(0.0, words("training")), st.empty()

@@ -336,3 +336,35 @@ def test_every_view_of_an_untrained_shape_says_so_without_an_error(view):
     at = open_page(PAGE, {f"{C}_view": view, f"{C}_dataset": "swiss_roll", f"{C}_seed": "9876"})
     ok(at)
     assert at.info, "a notice that the network is not trained yet"
+
+
+def _notice(at) -> str:
+    (info,) = [i.value for i in at.info if "Adam" in i.value]
+    return info
+
+
+def test_the_untrained_notice_names_what_a_press_would_train_and_follows_every_setting():
+    """Moving a setting of an untrained spec must show on the page (the notice was one fixed
+    sentence, so a step of the training view's controls redrew nothing): the notice names the
+    data, target, seed and run a press trains, and says where the button is."""
+    query = {f"{C}_view": "training", f"{C}_components": "6", f"{C}_seed": "4321"}
+    at = open_page(PAGE, query)
+    ok(at)
+    text = _notice(at)
+    for part in ("6 components", "circle", "σ = 0.15", "ratio 0.6", "seed 4321", "predict ε"):
+        assert part in text, (part, text)
+    assert "2000 Adam steps of 512 points" in text and "on 4000 points" in text
+    assert "press the button" in text and at.button(key=f"{C}_train") is not None
+    seen = {text}
+    for key, value in (("spread", "0.3"), ("balance", "1"), ("prediction", "v")):
+        at = open_page(PAGE, {**query, f"{C}_{key}": value})
+        ok(at)
+        seen.add(_notice(at))
+    assert len(seen) == 4, "every setting changes the notice"
+    assert "predict v" in _notice(at)
+    shape = {f"{C}_dataset": "moons", f"{C}_seed": "4242", f"{C}_view": "field"}
+    at = open_page(PAGE, shape)
+    ok(at)
+    text = _notice(at)
+    assert "Two moons (noise σ = 0.04)" in text and "view “Sampling”" in text
+    assert not [b for b in at.button if b.key == f"{C}_train"]  # the field offers no training
