@@ -24,6 +24,7 @@ V = TypeVar("V")
 _NOTICES = "_url_state_notices"
 _PENDING = "_url_state_pending"
 _LIVE = "_url_state_live"
+_SHAPES = "_url_state_shapes"
 
 
 def _seed(key: str, default: V, decode: Callable[[str], V], param: str | None = None) -> None:
@@ -39,6 +40,28 @@ def _seed(key: str, default: V, decode: Callable[[str], V], param: str | None = 
         except (ValueError, TypeError):
             st.session_state.setdefault(_NOTICES, []).append(param)
     st.session_state[key] = value
+
+
+def _keep(key: str, *shape: Any) -> None:
+    """Keep a widget's value when it is drawn with another label, range or options.
+
+    Streamlit 1.67 gives such a widget a new identity, and the new widget starts from its
+    default (a slider's minimum, a select-slider's first option) unless its value was set
+    through Session State in that run: the lambda-layers page's column went to 0 when a new
+    image side changed the sliders' range. Set it then, and only then: set on every run, the
+    value would be sent back to a widget the student may be moving.
+    """
+    shapes = st.session_state.setdefault(_SHAPES, {})
+    shape = repr([_settings(p) if isinstance(p, dict) else p for p in shape])
+    if shapes.get(key, shape) != shape:
+        st.session_state[key] = st.session_state[key]
+    shapes[key] = shape
+
+
+def _settings(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A widget's keyword arguments, a function (``format_func``, a new object on every run)
+    by its name: the select-slider's shape holds the options as the function shows them."""
+    return {k: getattr(v, "__qualname__", "?") if callable(v) else v for k, v in kwargs.items()}
 
 
 def _publish(key: str, encode: Callable[[Any], str]) -> None:
@@ -112,6 +135,8 @@ def select_slider(
         st.session_state[key] = min(options, key=lambda o: (abs(o - current), o))
     if not widget:
         return st.session_state[key]
+    shown = kwargs.get("format_func")
+    _keep(key, label, [shown(o) if shown else o for o in options], kwargs)
     value = st.select_slider(label, options=list(options), key=key, **kwargs)
     _publish(key, _fmt_float)
     return value
@@ -145,6 +170,7 @@ def slider(
         st.caption(f"{label}: {kind(min_value)}")  # Streamlit refuses a slider with min = max
         _publish(key, str if kind is int else _fmt_float)
         return kind(min_value)
+    _keep(key, label, min_value, max_value, kwargs)
     value = st.slider(label, min_value=min_value, max_value=max_value, key=key, **kwargs)
     _publish(key, str if kind is int else _fmt_float)
     return value
@@ -171,6 +197,7 @@ def number(
     _seed(key, default, decode)
     if not widget:
         return int(st.session_state[key])
+    _keep(key, label, min_value, max_value, kwargs)
     value = st.number_input(
         label, min_value=min_value, max_value=max_value, step=1, key=key, **kwargs
     )
@@ -206,6 +233,7 @@ def _one_of(
     _seed(key, default, decode)
     if not widget:
         return st.session_state[key]
+    _keep(key, options)
     value = draw()
     _publish(key, str)
     return value

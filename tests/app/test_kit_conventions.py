@@ -434,3 +434,39 @@ def test_pages_draw_tables_through_the_kit():
     """A page's own st.dataframe would be drawn in the same pass as the chart before it."""
     for path in (ROOT / "pages").glob("*.py"):
         assert "st.dataframe(" not in path.read_text(), f"{path.name}: use page.table"
+
+
+def widgets_over_a_moving_range() -> None:
+    """An AppTest script: a slider, a select-slider and a number input whose range, options
+    or label move with ``hi``."""
+    import streamlit as st
+
+    from ui import state
+
+    hi = st.session_state.get("hi", 9)
+    state.slider("n", "demo_n", 0, hi, 2)
+    state.select_slider("s", "demo_s", (1, 2, 4, 8) if hi == 9 else (2, 4, 16), 1)
+    state.number(f"m ≤ {hi}", "demo_m", 0, hi, 1)
+    state.flush()
+
+
+def test_a_widget_keeps_its_value_when_its_range_or_options_move():
+    """Streamlit gives a widget drawn with another range, options or label a new identity,
+    which starts from its default unless Session State sets it in that run (``state._keep``).
+    The lambda-layers page's column fell to 0 when a new image side changed its range."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(widgets_over_a_moving_range).run()
+    at.slider(key="demo_n").set_value(4).run()
+    at.select_slider(key="demo_s").set_value(4).run()
+    at.number_input(key="demo_m").set_value(5).run()
+    at.session_state["hi"] = 7
+    at.run()
+    assert not at.exception
+    assert at.slider(key="demo_n").value == 4 and at.slider(key="demo_n").max == 7
+    assert at.select_slider(key="demo_s").value == 4
+    assert at.select_slider(key="demo_s").options == ["2", "4", "16"]
+    assert at.number_input(key="demo_m").value == 5
+    assert at.query_params["demo_n"] == "4" and at.query_params["demo_m"] == "5"
+    at.slider(key="demo_n").set_value(6).run()  # and the student moves it on from there
+    assert at.slider(key="demo_n").value == 6 and at.query_params["demo_n"] == "6"
