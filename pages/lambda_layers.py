@@ -3,6 +3,9 @@ lambda shared by every query, and position lambdas for a global and a local cont
 
 from __future__ import annotations
 
+import contextlib
+import functools
+
 import numpy as np
 import streamlit as st
 import torch  # this page shows a torch layer
@@ -128,13 +131,15 @@ def cost() -> None:
     )
 
 
-def query(side: int) -> tuple[int, int]:
-    """The query position (row, column), drawn inside the live part."""
-    a, b = st.columns(2)
+def query(side: int, widgets: bool = True) -> tuple[int, int]:
+    """The query position (row, column) in the live part: drawn (``widgets``) or only read
+    (``kit.controls_after_the_chart``: a new side gives both sliders another range, and those
+    widgets, sent before the chart, were rendered again in its pass)."""
+    a, b = st.columns(2) if widgets else (contextlib.nullcontext(),) * 2
     with a:
-        row = page.slider("row", 0, side - 1, side // 2)
+        row = page.slider("row", 0, side - 1, side // 2, widget=widgets)
     with b:
-        col = page.slider("col", 0, side - 1, side // 4)
+        col = page.slider("col", 0, side - 1, side // 4, widget=widgets)
     return row, col
 
 
@@ -147,8 +152,12 @@ def content() -> None:
 
 @kit.fragment
 def content_view(side: int) -> None:
+    with kit.controls_after_the_chart(functools.partial(query, side)) as (row, col):
+        content_part(side, row, col)
+
+
+def content_part(side: int, row: int, col: int) -> None:
     perf.single_threaded_torch()
-    row, col = query(side)
     n = row * side + col
     _, x = image(side)
     net, other = layer(side, None), layer(side, None)  # other: the same with a new W_Q
@@ -217,8 +226,12 @@ def position() -> None:
 
 @kit.fragment
 def position_view(side: int, r: int) -> None:
+    with kit.controls_after_the_chart(functools.partial(query, side)) as (row, col):
+        position_part(side, r, row, col)
+
+
+def position_part(side: int, r: int, row: int, col: int) -> None:
     perf.single_threaded_torch()
-    row, col = query(side)
     n = row * side + col
     rgb, x = image(side)
     nets = (layer(side, None), layer(side, r))  # global (absolute E), local (relative R)

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.app.conftest import ROOT, latex, open_page
+from tests.app.conftest import ROOT, first_at, latex, open_page
 
 PAGE = "lambda_layers.py"
 C = "lambda_layers"
@@ -103,6 +103,23 @@ def test_the_query_is_clamped_when_the_image_shrinks():
     assert not at.exception
     assert at.slider(key=f"{C}_row").value == 7 and at.slider(key=f"{C}_col").value == 7
     assert "n = (7, 7)" in latex(at) and ":red-badge[" not in badges(at)
+
+
+@pytest.mark.parametrize("view", ["content", "position"])
+def test_the_query_row_above_the_chart_shows_the_position_it_was_drawn_of(view):
+    """Row and column are read before the chart and drawn after it, above it
+    (``kit.controls_after_the_chart``: a new side gives both sliders another range): from a
+    shared link and after a smaller side, the sliders, the URL and the formula agree."""
+    at = open_page(PAGE, {f"{C}_view": view, f"{C}_{view}_H": "16", "lambda_layers_row": "15"})
+    assert not at.exception and not at.error
+    row, chart = first_at(at.main, "slider"), first_at(at.main, "bidi_component")
+    assert row is not None and chart is not None and row < chart, (row, chart)
+    assert at.slider(key=f"{C}_row").value == 15 and "n = (15, 4)" in latex(at)
+    at.select_slider(key=f"{C}_{view}_H").set_value(8).run()
+    assert not at.exception and not at.error
+    assert at.slider(key=f"{C}_row").value == 7 and at.slider(key=f"{C}_row").max == 7
+    assert at.query_params[f"{C}_row"] == "7" and "n = (7, 4)" in latex(at)
+    assert ":red-badge[" not in badges(at)
 
 
 @pytest.mark.parametrize("view", ["cost", "content", "position"])
