@@ -461,8 +461,12 @@ class Results:
 
     def forget(self, names: set[str]) -> list[Control]:
         """Drop the controls of the pages, keys or ``key[view]`` in ``names``; return them."""
-        gone = [c for c in self.controls if {c.page, c.key, f"{c.key}[{c.view}]"} & names]
-        self.controls = [c for c in self.controls if c not in gone]
+
+        def named(c: Control) -> bool:
+            return bool({c.page, c.key, f"{c.key}[{c.view}]"} & names)
+
+        gone = [c for c in self.controls if named(c)]
+        self.controls = [c for c in self.controls if not named(c)]
         return gone
 
     def run_lines(self) -> list[str]:
