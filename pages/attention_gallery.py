@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -39,38 +41,43 @@ KNOB_WIDGETS = cache.KNOB_WIDGETS  # name: (kind, options or range, default)
 
 
 def shared_controls(
-    methods: tuple[str, ...] = METHODS, with_input: bool = True
+    methods: tuple[str, ...] = METHODS, with_input: bool = True, widgets: bool = True
 ) -> tuple[int, int, float, g.Settings]:
     """The input (map side, seed, sharpness) and, folded away, the settings of ``methods``
     (only those: a knob no method here reads would change nothing on screen).
 
     Without the input (the time view: time does not depend on the numbers): side 0, seed 0,
-    sharpness 1, and no control for them. Knobs not shown keep their defaults.
+    sharpness 1, and no control for them. Knobs not shown keep their defaults. With
+    ``widgets=False`` the values are only read and nothing is drawn
+    (``kit.controls_after_the_chart``).
     """
     side, sharpness, seed = 0, 1.0, 0
+    nothing = (contextlib.nullcontext(),) * 3
     if with_input:
-        cols = st.columns(3)
+        cols = st.columns(3) if widgets else nothing
         with cols[0]:
-            side = page.select_slider("side", SIDES, cache.DEFAULT_SIDE)
+            side = page.select_slider("side", SIDES, cache.DEFAULT_SIDE, widget=widgets)
         with cols[1]:
-            sharpness = page.select_slider("sharpness", SHARPNESS, cache.DEFAULT_SHARPNESS)
+            sharpness = page.select_slider(
+                "sharpness", SHARPNESS, cache.DEFAULT_SHARPNESS, widget=widgets
+            )
         with cols[2]:
-            seed = page.seed()
+            seed = page.seed(widget=widgets)
     shown = [k for k in KNOB_WIDGETS if any(k in g.KNOBS[m] for m in methods)]
     values: dict[str, int | bool] = {}
     if shown:
-        with st.expander(page.tr("settings")):
-            cols = st.columns(3)
+        with st.expander(page.tr("settings")) if widgets else contextlib.nullcontext():
+            cols = st.columns(3) if widgets else nothing
             per_col = -(-len(shown) // 3)
             for n, knob in enumerate(shown):
                 kind, args, default = KNOB_WIDGETS[knob]
                 with cols[n // per_col]:
                     if kind == "select":
-                        values[knob] = page.select_slider(knob, args, default)
+                        values[knob] = page.select_slider(knob, args, default, widget=widgets)
                     elif kind == "slider":
-                        values[knob] = page.slider(knob, *args, default)
+                        values[knob] = page.slider(knob, *args, default, widget=widgets)
                     else:
-                        values[knob] = page.toggle(knob, bool(default))
+                        values[knob] = page.toggle(knob, bool(default), widget=widgets)
     return side, seed, float(sharpness), g.Settings(**values)  # type: ignore[arg-type]
 
 
@@ -155,7 +162,17 @@ def query_maps(side: int, seed: int, sharpness: float, settings: g.Settings, met
 
 @page.view("compare")
 def compare() -> None:
-    side, seed, sharpness, settings = shared_controls()
+    """Every method's error against its cost. The input and the knobs are read first and
+    drawn above the chart after it (``kit.controls_after_the_chart``): a knob step re-sent
+    them all (three sliders and up to nine in the settings) before the chart, and the
+    browser rendered them again in the chart's pass."""
+    controls = functools.partial(shared_controls, METHODS, True)
+    with kit.controls_after_the_chart(controls) as (side, seed, sharpness, settings):
+        compare_part(side, seed, sharpness, settings)
+    inputs_ahead("compare", side, seed, sharpness, compare_work, settings)
+
+
+def compare_part(side: int, seed: int, sharpness: float, settings: g.Settings) -> None:
     with st.spinner(page.tr("computing")):
         scores = cache.scores(side, seed, sharpness, settings)
         limit = cache.limits(side, seed, sharpness)
@@ -206,7 +223,6 @@ def compare() -> None:
             kit.Check(page.tr("check_front"), bool(front[0]) and bool(front.any())),
         ],
     )
-    inputs_ahead("compare", side, seed, sharpness, compare_work, settings)
 
 
 @page.view("time")

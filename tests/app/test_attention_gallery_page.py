@@ -7,7 +7,7 @@ import re
 import pytest
 
 from core import gallery as g
-from tests.app.conftest import kept_charts, latex, open_page
+from tests.app.conftest import first_at, kept_charts, latex, open_page
 
 PAGE = "attention_gallery.py"
 
@@ -170,3 +170,35 @@ def test_a_knob_of_one_method_moves_the_pareto_chart_in_place():
         getattr(at, kind)(key=f"attention_gallery_{key}").set_value(value).run()
         chart = kept_charts(at)["attention_gallery_pareto_chart"]
         assert chart["skeleton"] == first["skeleton"] and chart["digest"] != first["digest"], key
+
+
+def test_the_compare_controls_above_the_chart_show_what_it_scored():
+    """The input and the knobs are read before the chart and drawn after it, above it
+    (``kit.controls_after_the_chart``): from a shared link and after a knob step, the widgets
+    show the settings the ranking was scored with, and the URL holds them."""
+    link = {
+        "attention_gallery_view": "compare",
+        "attention_gallery_side": "8",
+        "attention_gallery_seed": "3",
+        "attention_gallery_ratio": "1",
+    }
+    at = open_page(PAGE, link)
+    assert not at.exception and not at.error
+    assert at.select_slider(key="attention_gallery_side").value == 8
+    assert at.number_input(key="attention_gallery_seed").value == 3
+    assert at.select_slider(key="attention_gallery_ratio").value == 1
+    row, chart = first_at(at.main, "select_slider"), first_at(at.main, "bidi_component")
+    assert row is not None and chart is not None and row < chart, (row, chart)
+
+    def pvt_error() -> float:
+        table = at.dataframe[0].value
+        return float(
+            dict(zip(table.iloc[:, 0], table.iloc[:, 1], strict=True))["PVT spatial reduction"]
+        )
+
+    assert pvt_error() == 0.0  # ratio 1: PVT is full attention
+    at.select_slider(key="attention_gallery_ratio").set_value(4).run()
+    assert not at.exception and not at.error
+    assert at.select_slider(key="attention_gallery_ratio").value == 4
+    assert at.query_params["attention_gallery_ratio"] == "4"
+    assert pvt_error() > 0.0
