@@ -4,10 +4,12 @@ times against one jump; and the distribution of one pixel."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
 import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from core import diffusion as dif
 from core import images, stats
@@ -43,14 +45,13 @@ page = kit.Page(
 
 @page.view()
 def forward() -> None:
-    """x₀, T and ε outside the fragments; the scrub with every frame computed now."""
+    """x₀, T and ε outside the fragments; the scrub with every frame computed now.
+
+    The image, T and the seed are read first and drawn in their row after the scrub
+    (``kit.controls_after_the_chart``): a T step re-sent them before the chart, and the
+    browser rendered them again in the scrub's pass. The upload box is drawn at once (a file
+    is read from it)."""
     a, b, c, d = st.columns([4, 2, 1, 3])
-    with a:
-        name = page.choice("image", SAMPLES, "sunset", format_func=lambda v: page.tr(f"sample_{v}"))
-    with b:
-        T = page.select_slider("T", STEPS, cf.DEFAULT_T)
-    with c:
-        seed = page.number("seed", 0, 10_000, 0)
     with d:
         upload = st.file_uploader(
             page.tr("upload"),
@@ -58,13 +59,45 @@ def forward() -> None:
             key=page.key("upload"),
             help=page.tr("upload_help"),
         )
+
+    def top_row(widgets: bool) -> tuple[str, int, int]:
+        row = (a, b, c) if widgets else (contextlib.nullcontext(),) * 3
+        with row[0]:
+            name = page.choice(
+                "image",
+                SAMPLES,
+                "sunset",
+                format_func=lambda v: page.tr(f"sample_{v}"),
+                widget=widgets,
+            )
+        with row[1]:
+            T = page.select_slider("T", STEPS, cf.DEFAULT_T, widget=widgets)
+        with row[2]:
+            seed = page.number("seed", 0, 10_000, 0, widget=widgets)
+        return name, T, seed
+
+    with kit.controls_after_the_chart(top_row) as (name, T, seed):
+        x0, eps = scrub_inputs(name, seed, upload)
+        scrub(x0, eps, T, seed)
+    parts(x0, eps, T, seed)
+
+
+def scrub_inputs(
+    name: str, seed: int, upload: UploadedFile | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """x₀ (the sample, or the upload if one is given and readable; in [−1, 1]) and ε of the
+    seed."""
     x0_image = cf.sample_image(name)
     if upload is not None:
         with kit.guard():
             x0_image = images.load_image(upload.getvalue(), SIDE)
             st.caption(page.tr("upload_used"))
     x0 = images.to_signed(x0_image)
-    eps = cf.noise(x0, seed)  # ε, fixed by the seed
+    return x0, cf.noise(x0, seed)  # ε, fixed by the seed
+
+
+def scrub(x0: np.ndarray, eps: np.ndarray, T: int, seed: int) -> None:
+    """The scrub: x₀, ε and x_t under both schedules, every frame computed now."""
     schedules = [dif.make_schedule(k, T) for k in KINDS]
     page.explain("scrub")
     steps = cf.frame_steps(T)
@@ -98,8 +131,6 @@ def forward() -> None:
         kept=True,
         move=True,  # a new seed or image: pictures swapped; a new T: moved too (ui.live)
     )
-    kit.let_the_chart_go_first()  # the parts' widgets and text: not in the scrub's first pass
-    parts(x0, eps, T, seed)
 
 
 @kit.fragment

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.app.conftest import chart_specs, kept_charts, latex, open_page
+from tests.app.conftest import chart_specs, first_at, kept_charts, latex, open_page
 
 PAGE = "forward_diffusion.py"
 C = "forward_diffusion"
@@ -174,6 +174,25 @@ def test_a_shared_link_restores_the_view():
     assert at.select_slider(key=f"{C}_T").value == 500
     assert at.number_input(key=f"{C}_seed").value == 3
     assert at.slider(key=f"{C}_chain_t").value == 37 and "t = 37:" in latex(at)
+
+
+def test_the_top_row_above_the_scrub_shows_what_it_was_drawn_of():
+    """The image, T and the seed are read before the scrub and drawn after it, in their row
+    above it (``kit.controls_after_the_chart``), next to the upload box: from a link and after
+    a T step, the widgets, the scrub's last frame and the URL agree."""
+    at = open_page(PAGE, {f"{C}_image": "checker", f"{C}_T": "500", f"{C}_seed": "3"})
+    assert not at.exception and not at.error
+    radio, chart = first_at(at.main, "radio"), first_at(at.main, "bidi_component")
+    upload = first_at(at.main, "file_uploader")
+    assert radio is not None and chart is not None and radio < chart, (radio, chart)
+    assert upload is not None and upload[:-2] == radio[:-2]  # one row: the same columns
+    assert scrub_spec(at)["layout"]["sliders"][0]["steps"][-1]["label"] == "500"
+    at.select_slider(key=f"{C}_T").set_value(2000).run()
+    assert not at.exception and not at.error
+    assert at.select_slider(key=f"{C}_T").value == 2000 and at.query_params[f"{C}_T"] == "2000"
+    assert scrub_spec(at)["layout"]["sliders"][0]["steps"][-1]["label"] == "2000"
+    assert at.radio(key=f"{C}_image").value == "checker"
+    assert at.number_input(key=f"{C}_seed").value == 3
 
 
 def test_bad_link_parameters_fall_back_with_a_notice():
