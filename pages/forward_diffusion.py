@@ -5,11 +5,11 @@ times against one jump; and the distribution of one pixel."""
 from __future__ import annotations
 
 import contextlib
+import io
 import math
 
 import numpy as np
 import streamlit as st
-from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from core import diffusion as dif
 from core import images, stats
@@ -82,9 +82,7 @@ def forward() -> None:
     parts(x0, eps, T, seed)
 
 
-def scrub_inputs(
-    name: str, seed: int, upload: UploadedFile | None
-) -> tuple[np.ndarray, np.ndarray]:
+def scrub_inputs(name: str, seed: int, upload: io.BytesIO | None) -> tuple[np.ndarray, np.ndarray]:
     """x₀ (the sample, or the upload if one is given and readable; in [−1, 1]) and ε of the
     seed."""
     x0_image = cf.sample_image(name)
