@@ -3,6 +3,8 @@ Gaussians (and the prior term L_T), and the ELBO L_T + Σ L_{t-1} + L_0 with its
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 
 import numpy as np
@@ -38,9 +40,13 @@ page = kit.Page(
 )
 
 
-def schedule_controls(data: bool) -> tuple[str, int, str]:
-    """The schedule and T for every part; the data values x₀ for the KL and ELBO parts."""
-    a, b, c = st.columns([2, 1, 1])
+def schedule_controls(data: bool, widgets: bool = True) -> tuple[str, int, str]:
+    """The schedule and T for every part; the data values x₀ for the KL and ELBO parts.
+
+    Each part reads them first and draws them above its charts after them
+    (``kit.controls_after_the_chart``, ``widgets=False``: only read): a T step re-sent them
+    before the chart, and the browser rendered them again in the chart's pass."""
+    a, b, c = st.columns([2, 1, 1]) if widgets else (contextlib.nullcontext(),) * 3
     with a:
         kind = page.selectbox(
             "schedule",
@@ -48,46 +54,30 @@ def schedule_controls(data: bool) -> tuple[str, int, str]:
             "linear",
             key=page.key("kind"),
             format_func=lambda k: page.tr(f"kind_{k}"),
+            widget=widgets,
         )
     with b:
-        T = page.select_slider("T", STEPS, 1000)
+        T = page.select_slider("T", STEPS, 1000, widget=widgets)
     with c:
-        text = page.text("x0", "-1, -0.5, 0, 0.5, 1") if data else ""
+        text = page.text("x0", "-1, -0.5, 0, 0.5, 1", widget=widgets) if data else ""
     return kind, T, text
 
 
 @page.view("posterior")
 def posterior() -> None:
-    kind, T, _ = schedule_controls(data=False)
-    posterior_view(dif.make_schedule(kind, T))
+    with kit.controls_after_the_chart(functools.partial(schedule_controls, False)) as (kind, T, _):
+        posterior_view(dif.make_schedule(kind, T))
 
 
 @kit.fragment
 def posterior_view(s: dif.Schedule) -> None:
     """The t slider (the page's probe) redraws the marks on the curves and the formula."""
     T = s.num_steps
-    step = page.slider("t", 1, T, min(10, T))
-    coef_x0, coef_xt, var = dif.posterior_coefficients(s)
-    i, grid = step - 1, dif.log_spaced_steps(T) - 1
+    t_slider = functools.partial(page.slider, "t", 1, T, min(10, T))  # its range is T's
+    with kit.controls_after_the_chart(lambda widgets: t_slider(widget=widgets)) as step:
+        coef_x0, coef_xt, var, a_prev = posterior_chart(s, step)
+    i = step - 1
     beta, alpha, a = s.betas[i], s.alphas[i], s.alpha_bars[i]
-    a_prev = 1.0 if step == 1 else s.alpha_bars[i - 1]
-    page.chart(
-        figs.posterior_figure(
-            grid + 1,
-            coef_x0[grid],
-            coef_xt[grid],
-            s.betas[grid],
-            var[grid],
-            step,
-            (coef_x0[i], coef_xt[i], beta, var[i]),
-            T,
-            titles=(page.tr("coef_title"), page.tr("var_title")),
-            x_title=page.tr("t_axis"),
-            y_titles=(page.tr("coef_axis"), page.tr("var_axis")),
-            names=(page.tr("coef_x0"), page.tr("coef_xt"), "βₜ", "β̃ₜ", page.tr("current_t")),
-        ),
-        "posterior_chart",
-    )
     lhs, rhs = coef_x0[i] + coef_xt[i] * math.sqrt(a), math.sqrt(a_prev)
     page.formula(
         "posterior",
@@ -118,11 +108,45 @@ def posterior_view(s: dif.Schedule) -> None:
     )
 
 
+def posterior_chart(s: dif.Schedule, step: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The chart of the posterior's coefficients and variance over t, ``step`` marked;
+    returns them and ᾱ of the step before."""
+    T = s.num_steps
+    coef_x0, coef_xt, var = dif.posterior_coefficients(s)
+    i, grid = step - 1, dif.log_spaced_steps(T) - 1
+    beta = s.betas[i]
+    a_prev = 1.0 if step == 1 else float(s.alpha_bars[i - 1])
+    page.chart(
+        figs.posterior_figure(
+            grid + 1,
+            coef_x0[grid],
+            coef_xt[grid],
+            s.betas[grid],
+            var[grid],
+            step,
+            (coef_x0[i], coef_xt[i], beta, var[i]),
+            T,
+            titles=(page.tr("coef_title"), page.tr("var_title")),
+            x_title=page.tr("t_axis"),
+            y_titles=(page.tr("coef_axis"), page.tr("var_axis")),
+            names=(page.tr("coef_x0"), page.tr("coef_xt"), "βₜ", "β̃ₜ", page.tr("current_t")),
+        ),
+        "posterior_chart",
+    )
+    return coef_x0, coef_xt, var, a_prev
+
+
 @page.view("kl")
 def kl() -> None:
     """The Gaussians' sliders in a fragment; L_T (no slider drives it) below, outside it."""
-    kind, T, text = schedule_controls(data=True)
-    kl_view()
+    controls = functools.partial(schedule_controls, True)
+    with kit.controls_after_the_chart(controls) as (kind, T, text):
+        kl_view()
+        prior(kind, T, text)
+
+
+def prior(kind: str, T: int, text: str) -> None:
+    """L_T of the data values under each schedule, in bits per dimension."""
     page.explain("prior")
     x0 = dif.parse_data(text)
     values = [dif.prior_kl_bits_per_dim(dif.make_schedule(k, T), x0) for k in KINDS]
@@ -148,15 +172,27 @@ def kl() -> None:
 @kit.fragment
 def kl_view() -> None:
     """Two Gaussians: their densities, the integrand p ln(p/q) and the closed-form KL."""
-    cols = st.columns(4)
+    with kit.controls_after_the_chart(gaussians) as (m_p, v_p, m_q, v_q):
+        kl_chart(m_p, v_p, m_q, v_q)
+    kl_formula(m_p, v_p, m_q, v_q)
+
+
+def gaussians(widgets: bool) -> tuple[float, float, float, float]:
+    """p's and q's mean and variance: drawn (``widgets``) or only read (their four sliders,
+    sent before the chart, were rendered again in its pass; ``kit.controls_after_the_chart``)."""
+    cols = st.columns(4) if widgets else (contextlib.nullcontext(),) * 4
     with cols[0]:
-        m_p = page.select_slider("mean_p", MEANS, 0.0)
+        m_p = page.select_slider("mean_p", MEANS, 0.0, widget=widgets)
     with cols[1]:
-        v_p = page.select_slider("var_p", VARIANCES, 1.0)
+        v_p = page.select_slider("var_p", VARIANCES, 1.0, widget=widgets)
     with cols[2]:
-        m_q = page.select_slider("mean_q", MEANS, 1.0)
+        m_q = page.select_slider("mean_q", MEANS, 1.0, widget=widgets)
     with cols[3]:
-        v_q = page.select_slider("var_q", VARIANCES, 2.0)
+        v_q = page.select_slider("var_q", VARIANCES, 2.0, widget=widgets)
+    return m_p, v_p, m_q, v_q
+
+
+def kl_chart(m_p: float, v_p: float, m_q: float, v_q: float) -> None:
     page.chart(
         figs.kl_figure(
             X,
@@ -169,6 +205,10 @@ def kl_view() -> None:
         ),
         "kl_chart",
     )
+
+
+def kl_formula(m_p: float, v_p: float, m_q: float, v_q: float) -> None:
+    """The closed-form KL both ways, checked against quadrature and Monte Carlo."""
     kl, back = (
         float(dif.gaussian_kl(m_p, v_p, m_q, v_q)),
         float(dif.gaussian_kl(m_q, v_q, m_p, v_p)),
@@ -208,8 +248,9 @@ def kl_view() -> None:
 
 @page.view("elbo")
 def elbo() -> None:
-    kind, T, text = schedule_controls(data=True)
-    with kit.guard():  # bad data values: the message, and the derivation below still opens
+    controls = functools.partial(schedule_controls, True)
+    with kit.controls_after_the_chart(controls) as (kind, T, text), kit.guard():
+        # bad data values: the message, and the derivation below still opens
         elbo_view(dif.make_schedule(kind, T), dif.parse_data(text))
     page.derivation("eps_form")
 
@@ -218,7 +259,15 @@ def elbo() -> None:
 def elbo_view(s: dif.Schedule, x0: np.ndarray) -> None:
     """The t slider: where the weight λₜ of the term L_{t-1} sits, against the simple loss."""
     T = s.num_steps
-    step = page.slider("t_term", 2, T, min(10, T), key=page.key("elbo_t"))
+    t_slider = functools.partial(page.slider, "t_term", 2, T, min(10, T), key=page.key("elbo_t"))
+    with kit.controls_after_the_chart(lambda widgets: t_slider(widget=widgets)) as step:
+        w_beta, w_tilde = weights_chart(s, step)
+    elbo_formula(s, x0, step, w_beta, w_tilde)
+
+
+def weights_chart(s: dif.Schedule, step: int) -> tuple[np.ndarray, np.ndarray]:
+    """The weights λₜ of both variances over t, ``step`` marked; returns them."""
+    T = s.num_steps
     i, grid = step - 1, dif.log_spaced_steps(T) - 1
     w_beta, w_tilde = dif.eps_loss_weights(s, "beta"), dif.eps_loss_weights(s, "posterior")
     page.chart(
@@ -236,6 +285,14 @@ def elbo_view(s: dif.Schedule, x0: np.ndarray) -> None:
         ),
         "weights_chart",
     )
+    return w_beta, w_tilde
+
+
+def elbo_formula(
+    s: dif.Schedule, x0: np.ndarray, step: int, w_beta: np.ndarray, w_tilde: np.ndarray
+) -> None:
+    """L_T, the step's weights, and their checks."""
+    T, i = s.num_steps, step - 1
     ratio = dif.snr(s)[i - 1] / dif.snr(s)[i]
     gap = dif.eps_term_excess(x0[0], step, s, EPS, EPS_THETA)  # = λₜ (ε − ε_θ)², σₜ² = βₜ
     expected = w_beta[i] * (EPS - EPS_THETA) ** 2

@@ -205,8 +205,17 @@ def number(
     return int(value)
 
 
-def text(label: str, key: str, default: str, max_chars: int = 200, **kwargs: Any) -> str:
-    """``st.text_input``; the URL holds the text (parsed by the page, never evaluated)."""
+def text(
+    label: str,
+    key: str,
+    default: str,
+    max_chars: int = 200,
+    *,
+    widget: bool = True,
+    **kwargs: Any,
+) -> str:
+    """``st.text_input``; the URL holds the text (parsed by the page, never evaluated).
+    ``widget=False``: only read, as for :func:`select_slider`."""
 
     def decode(raw: str) -> str:
         if len(raw) > max_chars:
@@ -214,6 +223,8 @@ def text(label: str, key: str, default: str, max_chars: int = 200, **kwargs: Any
         return raw
 
     _seed(key, default, decode)
+    if not widget:
+        return str(st.session_state[key])
     value = st.text_input(label, key=key, max_chars=max_chars, **kwargs)
     _publish(key, str)
     return value

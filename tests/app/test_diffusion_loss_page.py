@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.app.conftest import ROOT, latex, open_page
+from tests.app.conftest import ROOT, first_at, latex, open_page
 
 PAGE = "diffusion_loss.py"
 
@@ -43,6 +43,22 @@ def test_a_shorter_chain_clamps_t_and_keeps_the_identities():
     assert not at.exception and not at.error
     assert at.slider(key="diffusion_loss_t").value == 50
     assert "t = 50:" in latex(at) and badges_green(at)
+
+
+@pytest.mark.parametrize(("view", "slider"), [("posterior", "slider"), ("kl", "select_slider")])
+def test_the_controls_sit_above_the_charts_they_were_read_for(view, slider):
+    """Every part reads its controls first and draws them above its charts after them
+    (``kit.controls_after_the_chart``): the schedule row, then the part's own sliders, then
+    the first chart; after a T step the row and the numbers agree."""
+    at = open_page(PAGE, {"diffusion_loss_view": view, "diffusion_loss_T": "200"})
+    assert not at.exception and not at.error
+    row, own = first_at(at.main, "selectbox"), first_at(at.main, slider)
+    chart = first_at(at.main, "plotly_chart")
+    assert None not in (row, own, chart) and row < own < chart, (row, own, chart)
+    at.select_slider(key="diffusion_loss_T").set_value(20).run()
+    assert not at.exception and not at.error
+    assert at.select_slider(key="diffusion_loss_T").value == 20
+    assert at.query_params["diffusion_loss_T"] == "20" and badges_green(at)
 
 
 def test_the_kl_sliders_change_the_closed_form():
