@@ -675,7 +675,9 @@ def _report(args: argparse.Namespace, targets: list[Target], results: dict[str, 
 
 def commit() -> str | None:
     """The checkout's commit (short), with ``+dirty`` if tracked files differ from it; ``None``
-    outside a Git checkout."""
+    outside a Git checkout. The records in ``bench/records`` do not count: a record run
+    rewrites its own file (and ``--forget`` before it), which is not a change to what it
+    measures."""
 
     def git(*cmd: str) -> str:
         done = subprocess.run(["git", *cmd], cwd=ROOT, capture_output=True, text=True, check=True)
@@ -683,7 +685,7 @@ def commit() -> str | None:
 
     try:
         head = git("rev-parse", "--short", "HEAD")
-        dirty = git("status", "--porcelain", "--untracked-files=no")
+        dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/records")
     except (OSError, subprocess.CalledProcessError):
         return None
     return head + ("+dirty" if dirty else "")
