@@ -614,6 +614,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     slugs = [s.strip() for s in args.pages.split(",") if s.strip()] if args.pages else None
     concepts = lat.probed_concepts(slugs)
+    if args.controls:  # only the pages of the controls asked for (a key is <slug>_<name>)
+        concepts = [c for c in concepts if any(k.startswith(f"{c.slug}_") for k in args.controls)]
     results = Results.load(args.out) if args.resume and args.out.exists() else Results()
     steps = {m.get("steps") for m in results.runs}
     if steps - {args.steps}:
