@@ -52,9 +52,8 @@ def shared_controls(
     (``kit.controls_after_the_chart``).
     """
     side, sharpness, seed = 0, 1.0, 0
-    nothing = (contextlib.nullcontext(),) * 3
     if with_input:
-        cols = st.columns(3) if widgets else nothing
+        cols = kit.columns(3, widgets)
         with cols[0]:
             side = page.select_slider("side", SIDES, cache.DEFAULT_SIDE, widget=widgets)
         with cols[1]:
@@ -67,7 +66,7 @@ def shared_controls(
     values: dict[str, int | bool] = {}
     if shown:
         with st.expander(page.tr("settings")) if widgets else contextlib.nullcontext():
-            cols = st.columns(3) if widgets else nothing
+            cols = kit.columns(3, widgets)
             per_col = -(-len(shown) // 3)
             for n, knob in enumerate(shown):
                 kind, args, default = KNOB_WIDGETS[knob]

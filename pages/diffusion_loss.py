@@ -3,12 +3,10 @@ Gaussians (and the prior term L_T), and the ELBO L_T + Σ L_{t-1} + L_0 with its
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 
 import numpy as np
-import streamlit as st
 
 from core import diffusion as dif
 from core import stats
@@ -46,7 +44,7 @@ def schedule_controls(data: bool, widgets: bool = True) -> tuple[str, int, str]:
     Each part reads them first and draws them above its charts after them
     (``kit.controls_after_the_chart``, ``widgets=False``: only read): a T step re-sent them
     before the chart, and the browser rendered them again in the chart's pass."""
-    a, b, c = st.columns([2, 1, 1]) if widgets else (contextlib.nullcontext(),) * 3
+    a, b, c = kit.columns([2, 1, 1], widgets)
     with a:
         kind = page.selectbox(
             "schedule",
@@ -180,7 +178,7 @@ def kl_view() -> None:
 def gaussians(widgets: bool) -> tuple[float, float, float, float]:
     """p's and q's mean and variance: drawn (``widgets``) or only read (their four sliders,
     sent before the chart, were rendered again in its pass; ``kit.controls_after_the_chart``)."""
-    cols = st.columns(4) if widgets else (contextlib.nullcontext(),) * 4
+    cols = kit.columns(4, widgets)
     with cols[0]:
         m_p = page.select_slider("mean_p", MEANS, 0.0, widget=widgets)
     with cols[1]:

@@ -3,7 +3,6 @@ lambda shared by every query, and position lambdas for a global and a local cont
 
 from __future__ import annotations
 
-import contextlib
 import functools
 
 import numpy as np
@@ -143,7 +142,7 @@ def query(side: int, widgets: bool = True) -> tuple[int, int]:
     """The query position (row, column) in the live part: drawn (``widgets``) or only read
     (``kit.controls_after_the_chart``: a new side gives both sliders another range, and those
     widgets, sent before the chart, were rendered again in its pass)."""
-    a, b = st.columns(2) if widgets else (contextlib.nullcontext(),) * 2
+    a, b = kit.columns(2, widgets)
     with a:
         row = page.slider("row", 0, side - 1, side // 2, widget=widgets)
     with b:

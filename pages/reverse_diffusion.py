@@ -3,7 +3,6 @@ a small MLP trained live; DDPM, DDIM and the probability-flow ODE; quality again
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 from collections.abc import Sequence
@@ -53,7 +52,7 @@ def settings(widgets: bool = True) -> dn.TrainSpec:
     """The data, seed and target (outside the live parts: a change reruns the page): drawn
     (``widgets``) or only read (``kit.controls_after_the_chart``)."""
     perf.single_threaded_torch()
-    columns = st.columns([3, 2, 2, 2, 2, 2, 2]) if widgets else (contextlib.nullcontext(),) * 7
+    columns = kit.columns([3, 2, 2, 2, 2, 2, 2], widgets)
     a, b, c, d, e, f, g = columns
     with a:
         kind = page.selectbox("dataset", DATA, "mixture", widget=widgets)
@@ -146,7 +145,7 @@ def sampling() -> None:
 
 def sampler_controls(s: dif.Schedule, widgets: bool) -> tuple[str, int, float, str]:
     """The sampler, its steps, η and DDPM's variance: drawn (``widgets``) or only read."""
-    a, b, c = st.columns([3, 2, 2]) if widgets else (contextlib.nullcontext(),) * 3
+    a, b, c = kit.columns([3, 2, 2], widgets)
     with a:
         sampler = page.choice("sampler", rv.SAMPLERS, "ddim", widget=widgets)
     with b:

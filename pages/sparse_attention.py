@@ -3,8 +3,6 @@ combinations; density, the receptive field after L layers, and the cost against 
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 import streamlit as st
 
@@ -68,7 +66,7 @@ def settings(widgets: bool = True) -> tuple[str, dict[str, int], int, int | None
     )
     knobs = PARAMS[name]
     width = max(len(knobs), 1) + 2
-    cols = st.columns(width) if widgets else (contextlib.nullcontext(),) * width
+    cols = kit.columns(width, widgets)
     params: dict[str, int] = {}
     for col, knob in zip(cols, knobs, strict=False):
         with col:

@@ -3,8 +3,6 @@ position bias, patch partition / merging through the stages, and the cost Ω(MSA
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 import streamlit as st
 
@@ -280,7 +278,7 @@ def shift_controls(widgets: bool = True) -> tuple[int, int, bool]:
     """H, M and the shift: drawn (``widgets``) or only read (``kit.controls_after_the_chart``:
     a new H offers other windows M, and those widgets, sent before the chart, were rendered
     again in its pass)."""
-    a, b, c = st.columns(3) if widgets else (contextlib.nullcontext(),) * 3
+    a, b, c = kit.columns(3, widgets)
     with a:
         H = page.select_slider("side", SIDES, 8, key=page.key("H"), widget=widgets)
     with b:

@@ -17,7 +17,7 @@ import re
 import secrets
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -255,6 +255,14 @@ def controls_after_the_chart(controls: Callable[[bool], V]) -> Iterator[V]:
     # reached only when the block ended without an exception (one leaves after finally)
     if drawn != values:
         raise RuntimeError(f"controls read as {values!r} were drawn as {drawn!r}")
+
+
+def columns(spec: int | Sequence[float], widgets: bool = True) -> Sequence[AbstractContextManager]:
+    """``st.columns(spec)`` for a row of controls; with ``widgets=False`` (the controls only
+    read, :func:`controls_after_the_chart`) as many places that draw nothing."""
+    if widgets:
+        return st.columns(spec)
+    return (nullcontext(),) * (spec if isinstance(spec, int) else len(spec))
 
 
 def table(data: Any, key: str, **kw: Any) -> None:
