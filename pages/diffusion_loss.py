@@ -71,8 +71,11 @@ def posterior() -> None:
 def posterior_view(s: dif.Schedule) -> None:
     """The t slider (the page's probe) redraws the marks on the curves and the formula."""
     T = s.num_steps
-    t_slider = functools.partial(page.slider, "t", 1, T, min(10, T))  # its range is T's
-    with kit.controls_after_the_chart(lambda widgets: t_slider(widget=widgets)) as step:
+
+    def t_slider(widgets: bool) -> int:  # its range is T's
+        return page.slider("t", 1, T, min(10, T), widget=widgets)
+
+    with kit.controls_after_the_chart(t_slider) as step:
         coef_x0, coef_xt, var, a_prev = posterior_chart(s, step)
     i = step - 1
     beta, alpha, a = s.betas[i], s.alphas[i], s.alpha_bars[i]
@@ -257,8 +260,11 @@ def elbo() -> None:
 def elbo_view(s: dif.Schedule, x0: np.ndarray) -> None:
     """The t slider: where the weight λₜ of the term L_{t-1} sits, against the simple loss."""
     T = s.num_steps
-    t_slider = functools.partial(page.slider, "t_term", 2, T, min(10, T), key=page.key("elbo_t"))
-    with kit.controls_after_the_chart(lambda widgets: t_slider(widget=widgets)) as step:
+
+    def t_slider(widgets: bool) -> int:  # its range is T's
+        return page.slider("t_term", 2, T, min(10, T), key=page.key("elbo_t"), widget=widgets)
+
+    with kit.controls_after_the_chart(t_slider) as step:
         w_beta, w_tilde = weights_chart(s, step)
     elbo_formula(s, x0, step, w_beta, w_tilde)
 
