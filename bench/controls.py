@@ -21,17 +21,21 @@ and for each one:
    control's ends; after every ``--block`` steps, one step of the bare one-slider app, so
    the bare sample spans the whole run.
 
-A control's ratio is its p95 over the bare app's p95 over its run, with the 90 %
-bootstrap interval. As in ``bench.latency``, nothing is measured before the app's warm-up
-(``ui/warmup.py``) has finished. Budget (issue 21): ratio ≤ 1.0 and the interval's upper end
-≤ 1.2, and payload p95 ≤ 200 KB per step. The JSON (``--out``) is rewritten after every control,
-so an interrupted run keeps what it measured.
+A control's ratio is its p95 over the bare app's p95 in the steps taken around it (its own
+interleaved ones and ``LOCAL_BARE_STEPS`` either side, of its run: the machine's speed
+drifts over a run of hours), with the 90 % bootstrap interval. As in ``bench.latency``,
+nothing is measured before the app's warm-up (``ui/warmup.py``) has finished. Budget (issue
+21): ratio ≤ 1.0 and the interval's upper end ≤ 1.2, and payload p95 ≤ 200 KB per step. The
+JSON (``--out``) is rewritten after every control, so an interrupted run keeps what it
+measured.
 
 Every control at 100 steps takes hours on a small machine (1.5–3.5 min a control), so a run can
 be spread over several: ``--minutes M`` starts no control after M minutes, and ``--resume``
 keeps the controls already in ``--out`` and measures the others. Each run of a resumed file
 has its own bare steps and meta (its commit, ``meta.runs``); a control is compared with the
-bare app of the run that measured it, on the same machine at the same time. After a change
+bare steps taken around it in the run that measured it (each control keeps where its own
+are, ``bare_at``; in a run recorded before that, they are located by their order when none
+of its controls was forgotten, else the run's every bare step is used). After a change
 to what a control draws, ``--forget`` drops it (a page, a key, or ``key[view]``) from
 ``--out``, so the next ``--resume`` measures it again.
 
@@ -68,6 +72,9 @@ CALIBRATE_QUIET_MS = 600
 CALIBRATE_TIMEOUT_MS = 30_000
 DISCOVER_QUIET_MS = 1500
 BUDGET_UPPER = 1.2
+# a control is compared with its own 20 bare steps (100 steps, one bare step every 5) and this
+# many on either side: ~100 steps, the few minutes around it (:func:`bare_around`)
+LOCAL_BARE_STEPS = 40
 RADIO = "label:has(input[type='radio'])"
 
 
@@ -84,6 +91,8 @@ class Control:
             (compared by text), or ``None`` if one press changed nothing on screen.
         steps: the recorded steps.
         run: which run of the results file measured it (``--resume`` adds runs).
+        bare_at: where its own interleaved bare steps are in the results' bare steps
+            (``[start, end)``); ``None`` in records from before it was kept.
     """
 
     page: str
@@ -93,6 +102,7 @@ class Control:
     watch: str | None = None
     steps: list[lat.Step] = field(default_factory=list)
     run: int = 0
+    bare_at: tuple[int, int] | None = None
 
     @property
     def name(self) -> str:
@@ -285,10 +295,12 @@ def _measure_control(
     )
     for _ in range(args.warmup):
         _step_control(probe, control)
+    start = len(results.bare_steps)
     while len(control.steps) < args.steps:
         for _ in range(min(args.block, args.steps - len(control.steps))):
             control.steps.append(_step_control(probe, control))
         results.add_bare(bare.step())
+    control.bare_at = (start, len(results.bare_steps))
     s = lat.summarize(control.steps)
     print(
         f"  {control.name} ({control.kind} → {control.watch}): p50 {s.p50_ms:.0f} "
@@ -322,22 +334,37 @@ def rows(
     bare_runs: Sequence[int] | None = None,
 ) -> list[Row]:
     """A summary row per measured control (those with something to watch), against the bare
-    steps of the control's own run (``bare_runs[i]`` is the run of ``bare_steps[i]``), or all
-    of them without ``bare_runs``."""
-    by_run: dict[int, list[lat.Step]] = {}
-    for i, step in enumerate(bare_steps):
-        by_run.setdefault(bare_runs[i] if bare_runs is not None else 0, []).append(step)
+    steps taken around it (:func:`bare_around`), or all of them without ``bare_runs``."""
     out = []
     for c in controls:
         if c.watch is None or not c.steps:
             continue
-        own = by_run.get(c.run, []) if bare_runs is not None else bare_steps
+        own = bare_around(c, bare_steps, bare_runs) if bare_runs is not None else bare_steps
         bare = lat.summarize(own)
         s = lat.summarize(c.steps)
         ratio = s.p95_ms / bare.p95_ms if bare.p95_ms else math.nan
         lo, hi = lat.ratio_interval(lat._latencies(c.steps), lat._latencies(own))
         out.append(Row(c, s, ratio, lo, hi))
     return out
+
+
+def bare_around(
+    c: Control, bare_steps: Sequence[lat.Step], bare_runs: Sequence[int]
+) -> list[lat.Step]:
+    """The bare steps a control is compared with: its own interleaved ones and
+    ``LOCAL_BARE_STEPS`` on either side, of its own run (``bare_runs[i]`` is the run of
+    ``bare_steps[i]``); every bare step of its run when where its own are is not known.
+
+    The machine's speed drifts within a run of hours (one run here: the bare app's p50 from
+    90 to 135 ms and back, bench/controls_report.md round 25), so a control measured in a
+    slow stretch, compared with the whole run's bare app, came out over the budget while
+    the bare steps taken with it were as slow; one measured in a quick stretch the other way.
+    """
+    if c.bare_at is None:
+        return [s for s, r in zip(bare_steps, bare_runs, strict=True) if r == c.run]
+    start, end = c.bare_at
+    lo, hi = max(0, start - LOCAL_BARE_STEPS), min(len(bare_steps), end + LOCAL_BARE_STEPS)
+    return [bare_steps[i] for i in range(lo, hi) if bare_runs[i] == c.run]
 
 
 def worst_per_page(table: Sequence[Row]) -> dict[str, Row]:
@@ -508,6 +535,7 @@ class Results:
                     "kind": c.kind,
                     "watch": c.watch,
                     "run": c.run,
+                    "bare_at": list(c.bare_at) if c.bare_at is not None else None,
                     "steps": [asdict(s) for s in c.steps],
                 }
                 for c in self.controls
@@ -547,12 +575,37 @@ class Results:
                 c["watch"],
                 [lat.Step(**s) for s in c["steps"]],
                 c.get("run", 0),
+                tuple(c["bare_at"]) if c.get("bare_at") is not None else None,
             )
             for c in doc["controls"]
         ]
         runs = doc.get("runs") or [doc["meta"]]
         bare_runs = doc["bare"].get("runs") or [0] * len(bare_steps)
+        _locate_bare(controls, list(bare_runs), runs)
         return cls(controls, bare_steps, list(bare_runs), runs)
+
+
+def _locate_bare(
+    controls: Sequence[Control], bare_runs: Sequence[int], runs: Sequence[dict]
+) -> None:
+    """Set ``bare_at`` of the controls of a run recorded before it was kept, where it follows
+    from the order: a run takes one bare step every ``block`` control steps, control after
+    control, and the file keeps both in that order; when the run's bare steps are exactly
+    as many as its controls took (none of them forgotten since), the k-th control's are the
+    next ones after the (k−1)-th's. A run with a control forgotten keeps ``None``."""
+    for run, meta in enumerate(runs):
+        mine = [c for c in controls if c.run == run and c.steps]
+        if not mine or any(c.bare_at is not None for c in mine):
+            continue
+        block = int(meta.get("block") or DEFAULT_BLOCK)
+        takes = [-(-len(c.steps) // block) for c in mine]
+        at = [i for i, r in enumerate(bare_runs) if r == run]
+        if not at or len(at) != sum(takes) or at[-1] - at[0] + 1 != len(at):
+            continue  # a control forgotten (or the steps not in one stretch): not known
+        start = at[0]
+        for c, n in zip(mine, takes, strict=True):
+            c.bare_at = (start, start + n)
+            start += n
 
 
 def report_from_json(path: Path) -> str:

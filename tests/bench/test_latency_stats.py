@@ -189,3 +189,52 @@ def test_a_file_from_before_resume_loads_as_one_run(tmp_path):
     loaded = controls_mod.Results.load(out)
     assert loaded.runs == [doc["meta"]] and loaded.bare_runs == [0, 0]
     assert loaded.controls[0].run == 0 and loaded.rows()[0].ratio == pytest.approx(1.0)
+
+
+def test_a_control_is_compared_with_the_bare_steps_taken_around_it(tmp_path):
+    """The machine's speed drifts within a run: a control measured while everything was slow
+    is as fast as the bare steps taken with it, though slower than the run's bare app as a
+    whole; one measured in a quick stretch is not flattered by the slow one."""
+    rng = np.random.default_rng(7)
+    quick, slow = rng.gamma(4.0, 20.0, 300), rng.gamma(4.0, 40.0, 100)
+    bare = _steps(list(quick) + list(slow))
+    a = Control("p", 0, "p_a", "slider", "p_chart", _steps(list(rng.gamma(4.0, 20.0, 100))))
+    b = Control("p", 0, "p_b", "slider", "p_chart", _steps(list(rng.gamma(4.0, 40.0, 100))))
+    a.bare_at, b.bare_at = (80, 100), (340, 360)  # their own 20, in either stretch
+    local = rows([a, b], bare, [0] * 400)
+    assert all(r.lo < 1.0 < r.hi for r in local)  # each as fast as the steps around it
+    a.bare_at = b.bare_at = None  # where their bare steps were not kept: the whole run's
+    pooled = rows([a, b], bare, [0] * 400)
+    assert pooled[0].hi < 0.95 and pooled[1].ratio > 1.3 and pooled[1].over  # flattered; over
+    a.bare_at, b.bare_at = (80, 100), (340, 360)
+    out = tmp_path / "c.json.gz"
+    controls_mod.Results([a, b], bare, [0] * 400, [{"steps": 100, "block": 5}]).save(out)
+    loaded = controls_mod.Results.load(out)
+    assert [c.bare_at for c in loaded.controls] == [(80, 100), (340, 360)]
+    assert [r.ratio for r in loaded.rows()] == [r.ratio for r in local]
+
+
+def test_the_bare_steps_of_an_older_run_are_located_by_order_unless_one_was_forgotten(tmp_path):
+    """Runs recorded before ``bare_at`` was kept: each control took one bare step every
+    ``block`` steps, in order, so while none was forgotten the k-th control's are the k-th
+    stretch; with one forgotten, where each control's are is not known (the run's all)."""
+    made = [
+        Control("p", 0, "p_a", "slider", "p_chart", _steps([50.0] * 10)),
+        Control("p", 0, "p_b", "slider", "p_chart", _steps([60.0] * 7)),  # 2 bare steps
+        Control("p", 0, "p_c", "slider", None),  # changed nothing: no steps, no bare steps
+        Control("q", 0, "q_a", "slider", "q_chart", _steps([70.0] * 5), run=1),
+    ]
+    bare = _steps([100.0] * 7)
+    runs = [0, 0, 0, 0, 1, 1, 1]  # run 0: 2 + 2 (block 5); run 1: one control, three steps
+    out = tmp_path / "c.json.gz"
+    meta = [{"steps": 10, "block": 5}, {"steps": 5, "block": 5}]
+    controls_mod.Results(made, bare, runs, meta).save(out)
+    loaded = controls_mod.Results.load(out)
+    assert [c.bare_at for c in loaded.controls] == [(0, 2), (2, 4), None, None]
+    loaded.forget({"p_a"})
+    loaded.save(out)
+    again = controls_mod.Results.load(out)
+    assert [c.bare_at for c in again.controls] == [(2, 4), None, None]  # kept once known
+    made[0].bare_at = made[1].bare_at = None
+    controls_mod.Results(made[1:], bare, runs, meta).save(out)  # p_a forgotten before
+    assert all(c.bare_at is None for c in controls_mod.Results.load(out).controls)
