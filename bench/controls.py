@@ -356,7 +356,7 @@ def bare_around(
     ``bare_steps[i]``); every bare step of its run when where its own are is not known.
 
     The machine's speed drifts within a run of hours (one run here: the bare app's p50 from
-    90 to 135 ms and back, bench/controls_report.md round 25), so a control measured in a
+    90 to 160 ms, bench/controls_report.md round 25), so a control measured in a
     slow stretch, compared with the whole run's bare app, came out over the budget while
     the bare steps taken with it were as slow; one measured in a quick stretch the other way.
     """
