@@ -266,35 +266,24 @@ def field_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
     s, mix = spec.schedule(), spec.data.mixture()
     t = page.slider("t", 1, s.num_steps, 100)
     a_t = rv.alpha_bar_at(t, s)
-    starts = np.stack(np.meshgrid(GRID, GRID), axis=-1).reshape(-1, 2)
     sources = [k for k, ok in (("exact", mix is not None), ("learned", trained)) if ok]
     if not sources:
         st.info(not_trained(spec, here=False), icon=":material/model_training:")
         return
-    eps = {k: cr.eps_model(spec, k, trained)(starts, t) for k in sources}
     ref = cr.reference_data(spec)[: cr.N_SHOWN]
     noisy = dif.q_sample(
         ref, t, s, np.random.default_rng([spec.seed, 10]).standard_normal(ref.shape)
     )
-    density = None
-    if mix is not None:
-        gx, gy, pts = rv.grid(-3.0, 3.0, DENSITY_POINTS)
-        log_q = rv.gmm_log_density(pts, t, s, mix.means, mix.stds, mix.weights)
-        density = (gx, gy, log_q.reshape(DENSITY_POINTS, DENSITY_POINTS))
-    scale = ARROW / max([float(np.linalg.norm(e, axis=1).max()) for e in eps.values()] + [1e-12])
-    panels = [figs.FieldPanel(page.tr(f"panel_{k}"), k, starts, -scale * e) for k, e in eps.items()]
-    if mix is not None and trained is None:  # the learned panel keeps its place until trained
-        panels.append(figs.FieldPanel.waiting(page.tr("panel_learned"), "learned"))
-    field = functools.partial(
-        figs.field_figure,
-        panels,
-        noisy,
-        density,
-        names=(page.tr("noisy"), page.tr("arrows"), page.tr("contours")),
-        note=page.tr("field_waiting") if mix is not None else "",
+    field = functools.partial(field_figure, spec, t, trained, noisy)
+    # drawn as pictures (a new t swaps them), exported as traces; the drawn one's payload is
+    # kept for every session by what it depends on (a t seen before: no figure built, 15 ms)
+    page.chart(
+        lambda: field(pictures=True),
+        "field_chart",
+        kept=True,
+        move=True,
+        memo=(spec, t, tuple(sources)),
     )
-    # drawn as pictures (a new t swaps them), exported as traces
-    page.chart(field(pictures=True), "field_chart", kept=True, move=True)
     kit.keep_chart(field, page.key("field_chart"))
     x = noisy[:1]
     e = cr.eps_model(spec, sources[0], trained)(x, t)
@@ -310,7 +299,7 @@ def field_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
         fd = rv.gmm_score_by_differences(x, t, s, mix.means, mix.stds, mix.weights)
         gap = float(np.abs(fd - score).max() / max(1.0, np.abs(score).max()))
         checks.append(kit.Check(page.tr("check_score_fd"), gap < 1e-5, f"|Δ| = {gap:.0e}"))
-    if len(eps) == 2:  # on samples of q(x_t), where the network was trained
+    if len(sources) == 2:  # on samples of q(x_t), where the network was trained
         on = [cr.eps_model(spec, k, trained)(noisy, t) for k in sources]
         err = float(np.sqrt(np.mean(np.sum((on[0] - on[1]) ** 2, axis=1))))
         checks.append(kit.Check(page.tr("check_learned_close"), err < 0.5, f"RMS = {err:.3f}"))
@@ -324,6 +313,39 @@ def field_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
         x0=tex.vec(x0[0], 2),
         score=tex.vec(score[0], 2),
         who=who(sources[0]),
+    )
+
+
+def field_figure(
+    spec: dn.TrainSpec,
+    t: int,
+    trained: dn.Trained | None,
+    noisy: np.ndarray,
+    pictures: bool = False,
+) -> figs.go.Figure:
+    """−ε̂ of each denoiser on the grid at ``t`` over ``noisy`` (samples of q(x_t)) and, for a
+    mixture, q(x_t)'s contours, labelled in the session's language: as pictures (drawn), or
+    as traces (exported)."""
+    s, mix = spec.schedule(), spec.data.mixture()
+    starts = np.stack(np.meshgrid(GRID, GRID), axis=-1).reshape(-1, 2)
+    sources = [k for k, ok in (("exact", mix is not None), ("learned", trained)) if ok]
+    eps = {k: cr.eps_model(spec, k, trained)(starts, t) for k in sources}
+    density = None
+    if mix is not None:
+        gx, gy, pts = rv.grid(-3.0, 3.0, DENSITY_POINTS)
+        log_q = rv.gmm_log_density(pts, t, s, mix.means, mix.stds, mix.weights)
+        density = (gx, gy, log_q.reshape(DENSITY_POINTS, DENSITY_POINTS))
+    scale = ARROW / max([float(np.linalg.norm(e, axis=1).max()) for e in eps.values()] + [1e-12])
+    panels = [figs.FieldPanel(page.tr(f"panel_{k}"), k, starts, -scale * e) for k, e in eps.items()]
+    if mix is not None and trained is None:  # the learned panel keeps its place until trained
+        panels.append(figs.FieldPanel.waiting(page.tr("panel_learned"), "learned"))
+    return figs.field_figure(
+        panels,
+        noisy,
+        density,
+        names=(page.tr("noisy"), page.tr("arrows"), page.tr("contours")),
+        note=page.tr("field_waiting") if mix is not None else "",
+        pictures=pictures,
     )
 
 

@@ -103,6 +103,32 @@ def test_the_data_row_above_the_chart_shows_the_settings_the_chart_was_drawn_of(
         assert np.allclose(samples, noisy, atol=0.006)
 
 
+def test_the_field_shows_the_pictures_of_every_setting_when_they_come_from_the_cache():
+    """The field's payload is cached by (data and schedule, t, panels) for every session
+    (``kit.chart``'s ``memo``): a revisit draws what a first visit drew, each setting its own
+    pictures, and a payload built again after the cache is cleared is the one it kept."""
+    from ui import live
+
+    def pictures(query: dict[str, str]) -> list[str]:
+        at = open_page(PAGE, {f"{C}_view": "field"} | query)
+        ok(at)
+        return [
+            i["source"] for i in kept_charts(at)[f"{C}_field_chart"]["figure"]["layout"]["images"]
+        ]
+
+    settings = [
+        {f"{C}_t": "500"},
+        {f"{C}_t": "20"},
+        {f"{C}_t": "20", f"{C}_balance": "0.7"},  # no trained denoiser: the learned panel waits
+        {f"{C}_t": "500"},
+    ]
+    shown = [pictures(q) for q in settings]
+    assert shown[0] == shown[3]
+    assert shown[0] != shown[1] and shown[1] != shown[2]
+    live._memo_wire.clear()
+    assert pictures(settings[1]) == shown[1]
+
+
 def test_the_field_keeps_its_skeleton_over_t_and_off_the_trained_setting():
     """The field's samples, arrows and contours are pictures (layout images) over gaps of
     scatter traces, and the untrained learned panel waits in place: t and the data settings
