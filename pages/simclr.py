@@ -187,7 +187,7 @@ def similarity_view(z: np.ndarray, n: int) -> None:
             r.similarity,
             r.probs[i],
             i,
-            titles=(page.tr("sim_title"), page.tr("row_title", i=labels[i])),
+            titles=(page.tr("sim_title"), page.tr("row_title", i=labels[i], tau=f"{tau:g}")),
             axis_titles=(page.tr("view_k"), page.tr("anchor_i"), page.tr("probability")),
             names=(page.tr("positive_pairs"), page.tr("positive"), page.tr("negatives")),
             colorbar_title="sim",
