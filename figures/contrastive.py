@@ -460,6 +460,15 @@ def temperature_figure(
     return figure(data, lay)
 
 
+def training_step_traces(fixed_losses: Array, now: Array, step: int) -> dict[int, dict]:
+    """What :func:`training_figure` draws of ``step`` alone, by trace index: [4] the marked
+    point of the fixed views' loss curve, [6] the similarities after ``step`` steps."""
+    return {
+        4: {"x": [int(step)], "y": [round(float(fixed_losses[step]), 4)]},
+        6: {"z": _list(now, 3)},
+    }
+
+
 def training_figure(
     losses: Array,
     fixed_losses: Array,
@@ -522,6 +531,7 @@ def training_figure(
     lay["legend"] = {"orientation": "h", "x": 0.0, "xanchor": "left", "y": -0.25, "yanchor": "top"}
     x = list(range(steps + 1))
     pos = (np.arange(two_n) + N) % two_n
+    moved = training_step_traces(fixed_losses, now, step)
     heat = {
         "type": "heatmap",
         "zmin": -1,
@@ -553,8 +563,7 @@ def training_figure(
         },
         {
             "type": "scatter",
-            "x": [step],
-            "y": [round(float(fixed_losses[step]), 4)],
+            **moved[4],
             "mode": "markers",
             "marker": CURRENT,
             "showlegend": False,
@@ -563,7 +572,7 @@ def training_figure(
         {**heat, "z": _list(before, 3), "xaxis": "x2", "yaxis": "y2"},
         {
             **heat,
-            "z": _list(now, 3),
+            **moved[6],
             "xaxis": "x3",
             "yaxis": "y3",
             "showscale": True,

@@ -9,12 +9,13 @@ import streamlit as st
 from core import contrastive as ct
 from figures import contrastive as figs
 from ui import cache_simclr as cache
-from ui import exercises, kit
+from ui import exercises, kit, live
 from ui.train_button import Progress, train_on_press
 
 TAUS = sorted({float(f"{x:.2g}") for x in np.geomspace(0.01, 10, 31)} | {0.2, 0.3, 0.5})
 TRAIN_TAUS = [0.1, 0.2, 0.5, 1.0]
 STEPS, TRAINED, DEFAULT = cache.STEPS, cache.TRAINED, cache.DEFAULT
+STEP_OPTIONS = list(range(STEPS + 1))  # the step slider's stops (0: before training)
 
 page = kit.Page(
     "simclr",
@@ -299,37 +300,70 @@ def training() -> None:
 
 @kit.fragment
 def training_view(run: object, n: int, tau: float) -> None:
-    """The step slider: the loss so far and the similarities after k steps."""
-    k = page.slider("step", 0, STEPS, STEPS)
+    """The step as a live control (ui.live): the loss so far and the similarities after every
+    step are sent once and redrawn in the browser; the formula and the URL follow once the
+    slider settles."""
+    k = live.current(page.key("step"), STEP_OPTIONS, STEPS)
     chance, bound = ct.chance_level(n), ct.loss_lower_bound(n, tau)
-    page.chart(
-        figs.training_figure(
-            run.losses,
-            run.fixed_losses,
-            k,
-            chance,
-            bound,
-            run.similarities[0],
-            run.similarities[k],
-            titles=(page.tr("curve_title"), page.tr("before_title"), page.tr("after_title", k=k)),
-            x_title=page.tr("step_axis"),
-            y_title=page.tr("loss_axis"),
-            names=(
-                page.tr("step_views"),
-                page.tr("fixed_views"),
-                "ln(2N − 1)",
-                page.tr("smallest"),
-            ),
-            colorbar_title="sim",
-        ),
-        "training_chart",
-        kept=True,
-    )
     pos0, neg0 = ct.mean_similarities(run.similarities[0])
-    pos, neg = ct.mean_similarities(run.similarities[k])
     pos_end, neg_end = ct.mean_similarities(run.similarities[-1])
-    L0, L = run.fixed_losses[0], run.fixed_losses[k]
+    L0 = run.fixed_losses[0]
+    states, at_step = [], {}  # at_step: each step's numbers, the current one for the formula
+    for j in STEP_OPTIONS:
+        pos, neg = ct.mean_similarities(run.similarities[j])
+        L = float(run.fixed_losses[j])
+        at_step[j] = (L, pos, neg)
+        numbers = [
+            (page.tr("step_axis"), f"{j} / {STEPS}"),
+            ("ℒₖ", f"{L:.4f}"),
+            (page.tr("mean_pos"), f"{pos0:.3f} → {pos:.3f}"),
+            (page.tr("mean_neg"), f"{neg0:.3f} → {neg:.3f}"),
+        ]
+        checks = [kit.Check(page.tr("check_bound"), bound - 1e-12 <= L, f"{bound:.4f}")]
+        traces = figs.training_step_traces(run.fixed_losses, run.similarities[j], j)
+        states.append(live.State(j, str(j), traces, numbers, checks))
+    fig = figs.training_figure(
+        run.losses,
+        run.fixed_losses,
+        k,
+        chance,
+        bound,
+        run.similarities[0],
+        run.similarities[k],
+        titles=(page.tr("curve_title"), page.tr("before_title"), page.tr("after_title")),
+        x_title=page.tr("step_axis"),
+        y_title=page.tr("loss_axis"),
+        names=(
+            page.tr("step_views"),
+            page.tr("fixed_views"),
+            "ln(2N − 1)",
+            page.tr("smallest"),
+        ),
+        colorbar_title="sim",
+    )
+    shared = [
+        kit.Check(
+            page.tr("check_fell", steps=STEPS),
+            run.fixed_losses[-1] < L0,
+            f"{L0:.3f} → {run.fixed_losses[-1]:.3f}",
+        ),
+        kit.Check(
+            page.tr("check_pulled", steps=STEPS),
+            pos_end - neg_end > pos0 - neg0,
+            f"{pos0 - neg0:.3f} → {pos_end - neg_end:.3f}",
+        ),
+    ]
+    live.slider(
+        page.tr("step"),
+        page.key("step"),
+        states,
+        k,
+        fig,
+        chart_key=page.key("training_chart"),
+        shared_checks=shared,
+    )
     st.caption(page.tr("timing", steps=STEPS, seconds=f"{run.seconds:.2f}"))
+    L, pos, neg = at_step[k]
     page.formula(
         "training",
         k=k,
@@ -339,19 +373,8 @@ def training_view(run: object, n: int, tau: float) -> None:
         pos=f"{pos:.3f}",
         neg0=f"{neg0:.3f}",
         neg=f"{neg:.3f}",
-        checks=[
-            kit.Check(
-                page.tr("check_fell", steps=STEPS),
-                run.fixed_losses[-1] < L0,
-                f"{L0:.3f} → {run.fixed_losses[-1]:.3f}",
-            ),
-            kit.Check(
-                page.tr("check_pulled", steps=STEPS),
-                pos_end - neg_end > pos0 - neg0,
-                f"{pos0 - neg0:.3f} → {pos_end - neg_end:.3f}",
-            ),
-            kit.Check(page.tr("check_bound"), bound - 1e-12 <= L, f"{bound:.4f}"),
-        ],
+        checks=[*shared, states[k].checks[0]],
+        badges_shown=False,  # the live control shows them, following the step in the browser
     )
 
 

@@ -10,8 +10,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from tests.app.conftest import latex, open_page
-from ui import exercises, i18n
+from tests.app.conftest import latex, live_controls, live_states, open_page
+from ui import exercises, i18n, kit
 
 PAGE = "simclr.py"
 
@@ -80,8 +80,39 @@ def test_the_default_settings_show_a_trained_run_without_a_button():
     at = open_page(PAGE, {"simclr_view": "training"})
     assert not at.exception and not at.error and no_red(at)
     assert "\\mathcal{L}_{60}" in latex(at) and not at.button
-    at.slider(key="simclr_step").set_value(10).run()
+    at.session_state["_live_value_simclr_step"] = 10  # the live slider settled at 10 (ui.live)
+    at.run()
     assert "\\mathcal{L}_{10}" in latex(at) and no_red(at)
+    assert at.query_params["simclr_step"] == "10"
+
+
+def test_every_training_step_is_sent_with_its_loss_similarities_and_green_badges():
+    """The step is a live control (ui.live): the browser redraws any step with no round trip,
+    so each state must hold that step's point on the loss curve and its similarity matrix:
+    step 0's matrix is the "before" panel, the last step's the one drawn at the default, and
+    the formula, once the slider settles, shows the state's loss."""
+    at = open_page(PAGE, {"simclr_view": "training"})
+    states = live_states(at)
+    assert sorted(states) == list(range(61))
+    exported = kit._built(at.session_state[kit._FIGURES])["simclr_training_chart"]  # at step 60
+    before, drawn = (np.asarray(exported.data[i].z).tolist() for i in (5, 6))
+    losses = []
+    for k, s in states.items():
+        traces = dict((i, props) for i, props in s["traces"])
+        assert sorted(traces) == [4, 6] and traces[4]["x"] == [k]
+        losses.append(traces[4]["y"][0])
+        assert f"<b>{k} / 60</b>" in s["html"] and f"<b>{losses[-1]:.4f}</b>" in s["html"]
+        assert s["html"].count("live-badge live-ok") == 1 and ' live-bad"' not in s["html"]
+    assert dict(states[0]["traces"])[6]["z"] == before
+    assert dict(states[60]["traces"])[6]["z"] == drawn
+    assert losses[60] < losses[0] and len(set(map(str, losses))) > 50
+    at.session_state["_live_value_simclr_step"] = 25
+    at.run()
+    assert f"\\mathcal{{L}}_{{25}} = {losses[25]:.4f}" in latex(at)
+    linked = open_page(PAGE, {"simclr_view": "training", "simclr_step": "7"})
+    assert live_controls(linked)[0]["index"] == 7 and "\\mathcal{L}_{7}" in latex(linked)
+    bad = open_page(PAGE, {"simclr_view": "training", "simclr_step": "61"})
+    assert not bad.exception and bad.query_params["simclr_step"] == "60"
 
 
 def test_the_default_run_outlives_the_other_runs_cache(trainings):
@@ -119,7 +150,8 @@ def test_the_train_tau_offers_the_button_and_pressing_it_trains_once(trainings):
     assert not at.exception and not at.error and no_red(at)
     assert trainings == [43] and not at.button
     assert "\\mathcal{L}_{60}" in latex(at)
-    at.slider(key="simclr_step").set_value(5).run()  # the cached run: no second training
+    at.session_state["_live_value_simclr_step"] = 5  # the cached run: no second training
+    at.run()
     assert "\\mathcal{L}_{5}" in latex(at) and trainings == [43] and no_red(at)
     at.select_slider(key="simclr_train_tau").set_value(0.5).run()  # not trained at 0.5
     assert at.button(key="simclr_train") and trainings == [43]

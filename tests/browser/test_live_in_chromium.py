@@ -155,6 +155,8 @@ DRAWN_JS = """(key) => {
         ("permutations", "permutations_k", {"move", "react"}),
         ("transformer_families", "transformer_families_head", {"repaint"}),
         ("swin_windows", "swin_windows_window", {"repaint"}),
+        # a heatmap and the loss curve's marker: redrawn
+        ("simclr?simclr_view=training", "simclr_step", {"react"}),
     ],
 )
 def test_every_step_draws_what_a_fresh_chart_of_that_state_draws(page, server, path, key, by):
