@@ -143,6 +143,17 @@ def product_figure(
     return fig
 
 
+def integrals_traces(curves: Array, W: Array, N: int) -> dict[int, dict]:
+    """What :func:`integrals_figure` draws of ``N`` alone, by trace index: [0..2] the
+    integrands' heights (``curves``, 4 decimals: a tenth of a pixel), [4] the three W of the
+    sandwich."""
+    sel = [2 * N, 2 * N + 1, 2 * N + 2]
+    return {
+        **{j: {"y": np.round(curves[j], 4)} for j in range(3)},
+        4: {"x": sel, "y": W[sel]},
+    }
+
+
 def integrals_figure(
     x: Array,
     curves: Array,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -10,13 +11,15 @@ import sympy
 
 from core import wallis as w
 from figures import wallis as figs
-from ui import exercises, kit, tex
+from ui import exercises, kit, live, tex
 
 N_VALUES = sorted({int(round(x)) for x in np.geomspace(1, 100_000, 61)} | {200, 400, 600, 800})
 EXACT_UP_TO = 12  # 2·P_n as an exact fraction up to this n
 X = np.linspace(0, math.pi / 2, 161)  # the integrands' x axis
 K = np.arange(0, 43)
 W_FLOAT = w.wallis_integral_float(K)
+N_OPTIONS = list(range(21))  # the integrals' N: sin^{2N} … sin^{2N+2}, W_0 … W_42
+SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 page = kit.Page(
     "wallis",
@@ -83,59 +86,99 @@ def product() -> None:
     )
 
 
-@page.view("integrals")
-@kit.fragment
-def integrals() -> None:
-    """The N slider: the nested integrands, the W_k and the exact sandwich."""
-    N = page.slider("N", 0, 20, 2)
-    curves = np.stack([np.sin(X) ** (2 * N + j) for j in range(3)])  # sin^{2N}, ^{2N+1}, ^{2N+2}
-    page.chart(
-        figs.integrals_figure(
-            X,
-            curves,
-            K,
-            W_FLOAT,
-            N,
-            titles=(page.tr("integrands_title"), page.tr("W_title")),
-            x_titles=(page.tr("x_axis"), page.tr("k_axis")),
-            y_titles=("sinᵐx", page.tr("W_axis")),
-        ),
-        "integrals_chart",
-        kept=True,
-    )
+@functools.cache
+def sandwich_facts(N: int) -> dict[str, object]:
+    """The exact sandwich W_{2N+2} ≤ W_{2N+1} ≤ W_{2N} (sympy) and what the page checks of
+    it, once per N for every session: sympy takes about 2 ms an N, and the live N control
+    sends all 21."""
     W2, W1, W0 = w.sandwich(N)  # W_{2N+2}, W_{2N+1}, W_{2N}
     P_N = w.wallis_partial_product_exact(N) if N else Fraction(1)
     ratio = sympy.Rational(2 * N + 1, 2 * N + 2)
+    curves = integrands(N)
     quad = [float(np.sum((row[1:] + row[:-1]) / 2) * (X[1] - X[0])) for row in curves]
     exact = [float(W0), float(W1), float(W2)]
-    gap = max(abs(a - b) for a, b in zip(quad, exact, strict=True))
+    return {
+        "latex": tuple(sympy.latex(v) for v in (W2, W1, W0)),
+        "floats": (float(W2), float(W1), float(W0)),
+        "ratio": float(ratio),
+        "W_ratio": float(W1 / W0),
+        "recurrence": sympy.simplify(W2 - ratio * W0) == 0,
+        "order": bool(W2 <= W1 <= W0),
+        "product": sympy.simplify(W1 / W0 - 2 * sympy.Rational(P_N) / sympy.pi) == 0,
+        "quadrature": bool(np.allclose(quad, exact, rtol=1e-4, atol=1e-6)),
+        "gap": max(abs(a - b) for a, b in zip(quad, exact, strict=True)),
+    }
+
+
+def integrands(N: int) -> np.ndarray:
+    """sin^{2N}, sin^{2N+1}, sin^{2N+2} on X, (3, len(X))."""
+    return np.stack([np.sin(X) ** (2 * N + j) for j in range(3)])
+
+
+def _sub(n: int) -> str:
+    return str(n).translate(SUBSCRIPTS)
+
+
+def integral_checks(f: dict[str, object]) -> list[kit.Check]:
+    return [
+        kit.Check(page.tr("check_recurrence"), bool(f["recurrence"])),
+        kit.Check(page.tr("check_order"), bool(f["order"])),
+        kit.Check(page.tr("check_ratio"), bool(f["product"])),
+        kit.Check(page.tr("check_quadrature"), bool(f["quadrature"]), f"max |Δ| = {f['gap']:.1e}"),
+    ]
+
+
+@page.view("integrals")
+@kit.fragment
+def integrals() -> None:
+    """The N control, live (ui.live): the nested integrands and the W_k of every N are sent
+    once and moved in the browser; the exact sandwich in the formula and the URL follow once
+    the slider settles."""
+    N = live.current(page.key("N"), N_OPTIONS, 2)
+    states = []
+    for j in N_OPTIONS:
+        f = sandwich_facts(j)
+        W2, W1, W0 = f["floats"]
+        numbers = [
+            ("N", str(j)),
+            (
+                f"W{_sub(2 * j + 2)} ≤ W{_sub(2 * j + 1)} ≤ W{_sub(2 * j)}",
+                f"{W2:.6f} ≤ {W1:.6f} ≤ {W0:.6f}",
+            ),
+            (f"{2 * j + 1}/{2 * j + 2}", f"{f['ratio']:.6f}"),
+            (f"W{_sub(2 * j + 1)}/W{_sub(2 * j)}", f"{f['W_ratio']:.6f}"),
+        ]
+        traces = figs.integrals_traces(integrands(j), W_FLOAT, j)
+        states.append(live.State(j, str(j), traces, numbers, integral_checks(f)))
+    fig = figs.integrals_figure(
+        X,
+        integrands(N),
+        K,
+        W_FLOAT,
+        N,
+        titles=(page.tr("integrands_title"), page.tr("W_title")),
+        x_titles=(page.tr("x_axis"), page.tr("k_axis")),
+        y_titles=("sinᵐx", page.tr("W_axis")),
+    )
+    live.slider(page.tr("N"), page.key("N"), states, N, fig, chart_key=page.key("integrals_chart"))
+    f = sandwich_facts(N)
+    W2, W1, W0 = f["latex"]
     page.formula(
         "integrals",
         m2=2 * N + 2,
         m1=2 * N + 1,
         m0=2 * N,
         N=N,
-        W2=sympy.latex(W2),
-        W1=sympy.latex(W1),
-        W0=sympy.latex(W0),
-        W2_float=f"{float(W2):.6f}",
-        W1_float=f"{float(W1):.6f}",
-        W0_float=f"{float(W0):.6f}",
-        ratio=f"{float(ratio):.6f}",
-        W_ratio=f"{float(W1 / W0):.6f}",
-        checks=[
-            kit.Check(page.tr("check_recurrence"), sympy.simplify(W2 - ratio * W0) == 0),
-            kit.Check(page.tr("check_order"), bool(W2 <= W1 <= W0)),
-            kit.Check(
-                page.tr("check_ratio"),
-                sympy.simplify(W1 / W0 - 2 * sympy.Rational(P_N) / sympy.pi) == 0,
-            ),
-            kit.Check(
-                page.tr("check_quadrature"),
-                bool(np.allclose(quad, exact, rtol=1e-4, atol=1e-6)),
-                f"max |Δ| = {gap:.1e}",
-            ),
-        ],
+        W2=W2,
+        W1=W1,
+        W0=W0,
+        W2_float=f"{f['floats'][0]:.6f}",
+        W1_float=f"{f['floats'][1]:.6f}",
+        W0_float=f"{f['floats'][2]:.6f}",
+        ratio=f"{f['ratio']:.6f}",
+        W_ratio=f"{f['W_ratio']:.6f}",
+        checks=states[N].checks,
+        badges_shown=False,  # the live control shows them, following N in the browser
     )
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 
-from tests.app.conftest import latex, open_page
+from tests.app.conftest import latex, live_controls, live_states, open_page
 
 PAGE = "wallis.py"
 
@@ -33,8 +36,35 @@ def test_integrals_part_shows_the_exact_sandwich():
     text = latex(at)
     assert "W_{4} = \\frac{3 \\pi}{16}" in text and "W_{3} = \\frac{2}{3}" in text
     assert ":red-badge[" not in text
-    at.slider(key="wallis_N").set_value(20).run()
-    assert "W_{42}" in latex(at) and ":red-badge[" not in latex(at)
+    at.session_state["_live_value_wallis_N"] = 20  # the live slider settled at 20 (ui.live)
+    at.run()
+    assert "W_{42}" in latex(at) and at.query_params["wallis_N"] == "20"
+
+
+def test_every_N_is_sent_with_its_integrands_its_sandwich_and_green_badges():
+    """N is a live control (ui.live): the browser moves the chart to any N with no round
+    trip, so each state must hold that N's three integrands, the three W it highlights, the
+    sandwich's numbers and its checks."""
+    from core import wallis as w
+
+    at = open_page(PAGE, {"wallis_view": "integrals"})
+    states = live_states(at)
+    assert sorted(states) == list(range(21))
+    (data,) = live_controls(at)
+    assert data["moveTraces"] and data["index"] == 2
+    x = np.linspace(0, math.pi / 2, 161)
+    for N, s in states.items():
+        traces = dict((i, props) for i, props in s["traces"])
+        assert sorted(traces) == [0, 1, 2, 4]
+        for j in range(3):
+            np.testing.assert_allclose(traces[j]["y"], np.sin(x) ** (2 * N + j), atol=1e-4)
+        assert traces[4]["x"] == [2 * N, 2 * N + 1, 2 * N + 2]
+        W2, W1, W0 = (float(v) for v in w.sandwich(N))
+        np.testing.assert_allclose(traces[4]["y"], [W0, W1, W2], rtol=1e-6)
+        assert f"<b>{W2:.6f} ≤ {W1:.6f} ≤ {W0:.6f}</b>" in s["html"]
+        assert s["html"].count("live-badge live-ok") == 4 and ' live-bad"' not in s["html"]
+    linked = open_page(PAGE, {"wallis_view": "integrals", "wallis_N": "7"})
+    assert live_controls(linked)[0]["index"] == 7 and "W_{16}" in latex(linked)
 
 
 def test_bad_url_parameters_fall_back_with_a_notice():
@@ -43,3 +73,6 @@ def test_bad_url_parameters_fall_back_with_a_notice():
     assert at.select_slider(key="wallis_n").value == 10
     notice = " ".join(c.value for c in at.caption)
     assert "wallis_n" in notice and "wallis_view" in notice
+    at = open_page(PAGE, {"wallis_view": "integrals", "wallis_N": "1e999999"})
+    assert not at.exception and not at.error and live_controls(at)[0]["index"] == 2
+    assert "wallis_N" in " ".join(c.value for c in at.caption)

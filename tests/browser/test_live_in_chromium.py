@@ -157,6 +157,7 @@ DRAWN_JS = """(key) => {
         ("swin_windows", "swin_windows_window", {"repaint"}),
         # a heatmap and the loss curve's marker: redrawn
         ("simclr?simclr_view=training", "simclr_step", {"react"}),
+        ("wallis?wallis_view=integrals", "wallis_N", {"move"}),  # filled curves moved
     ],
 )
 def test_every_step_draws_what_a_fresh_chart_of_that_state_draws(page, server, path, key, by):
