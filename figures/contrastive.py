@@ -24,6 +24,7 @@ Array = NDArray[np.float64]
 TILE = 64  # pixels of a tile in the mosaic of the views figure
 GAP = 4  # white pixels between tiles
 DIVERGING = [[0.0, "#2166AC"], [0.5, "#F7F7F7"], [1.0, "#B2182B"]]  # −1 blue … +1 red
+STEP_COLUMN = "rgba(230, 159, 0, 0.45)"  # ORANGE, see through: the curves stay on top
 CURRENT = {"size": 12, "color": ORANGE, "symbol": "circle", "line": {"color": "black", "width": 1}}
 POSITIVE_MARK = {"symbol": "circle-open", "size": 13, "color": "black", "line": {"width": 2.5}}
 OUTLINE = {"color": ORANGE, "width": 3}
@@ -461,12 +462,13 @@ def temperature_figure(
 
 
 def training_step_traces(fixed_losses: Array, now: Array, step: int) -> dict[int, dict]:
-    """What :func:`training_figure` draws of ``step`` alone, by trace index: [4] the marked
-    point of the fixed views' loss curve, [6] the similarities after ``step`` steps."""
-    return {
-        4: {"x": [int(step)], "y": [round(float(fixed_losses[step]), 4)]},
-        6: {"z": _list(now, 3)},
-    }
+    """What :func:`training_figure` draws of ``step`` alone, by trace index: [4] the step's
+    column of the loss panel (one row: 1 at ``step``, 0 elsewhere), [6] the similarities
+    after ``step`` steps. Both are heatmaps' values on a fixed colour range, so a live step
+    repaints them alone (``ui.live``)."""
+    cursor = np.zeros((1, len(fixed_losses)))
+    cursor[0, step] = 1
+    return {4: {"z": cursor.astype(int).tolist()}, 6: {"z": _list(now, 3)}}
 
 
 def training_figure(
@@ -489,8 +491,9 @@ def training_figure(
     level and the smallest possible loss, the current step marked. Middle and right: the
     fixed views' similarities before training and after ``step`` steps.
 
-    Traces: [0] step losses, [1] fixed-view losses, [2] chance, [3] bound, [4] current step,
-    [5] similarities before, [6] similarities at the step, [7] [8] positives circled.
+    Traces: [0] step losses, [1] fixed-view losses, [2] chance, [3] bound, [4] the step's
+    column (a one-row heatmap), [5] similarities before, [6] similarities at the step, [7] [8]
+    positives circled.
     """
     steps = len(losses)
     two_n = before.shape[0]
@@ -561,13 +564,17 @@ def training_figure(
             "line": {"color": GREY, "dash": "dot"},
             "hovertemplate": "%{y:.4f}<extra></extra>",
         },
-        {
-            "type": "scatter",
+        {  # the step's column, behind the curves
+            "type": "heatmap",
             **moved[4],
-            "mode": "markers",
-            "marker": CURRENT,
-            "showlegend": False,
-            "hovertemplate": "step %{x}: L = %{y:.4f}<extra></extra>",
+            "x": x,
+            "y0": top / 2,
+            "dy": top,
+            "zmin": 0,
+            "zmax": 1,
+            "colorscale": [[0, "rgba(0, 0, 0, 0)"], [1, STEP_COLUMN]],
+            "showscale": False,
+            "hoverinfo": "skip",
         },
         {**heat, "z": _list(before, 3), "xaxis": "x2", "yaxis": "y2"},
         {

@@ -96,12 +96,14 @@ def test_every_training_step_is_sent_with_its_loss_similarities_and_green_badges
     assert sorted(states) == list(range(61))
     exported = kit._built(at.session_state[kit._FIGURES])["simclr_training_chart"]  # at step 60
     before, drawn = (np.asarray(exported.data[i].z).tolist() for i in (5, 6))
+    assert live_controls(at)[0]["repaintHeatmaps"]  # both patched traces are heatmaps' values
     losses = []
     for k, s in states.items():
         traces = dict((i, props) for i, props in s["traces"])
-        assert sorted(traces) == [4, 6] and traces[4]["x"] == [k]
-        losses.append(traces[4]["y"][0])
-        assert f"<b>{k} / 60</b>" in s["html"] and f"<b>{losses[-1]:.4f}</b>" in s["html"]
+        assert sorted(traces) == [4, 6]
+        assert traces[4]["z"] == [[int(j == k) for j in range(61)]]  # the step's column
+        assert f"<b>{k} / 60</b>" in s["html"]
+        losses.append(float(re.search(r"ℒₖ</span> = <b>([0-9.]+)</b>", s["html"])[1]))
         assert s["html"].count("live-badge live-ok") == 1 and ' live-bad"' not in s["html"]
     assert dict(states[0]["traces"])[6]["z"] == before
     assert dict(states[60]["traces"])[6]["z"] == drawn

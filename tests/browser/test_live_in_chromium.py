@@ -155,8 +155,8 @@ DRAWN_JS = """(key) => {
         ("permutations", "permutations_k", {"move", "react"}),
         ("transformer_families", "transformer_families_head", {"repaint"}),
         ("swin_windows", "swin_windows_window", {"repaint"}),
-        # a heatmap and the loss curve's marker: redrawn
-        ("simclr?simclr_view=training", "simclr_step", {"react"}),
+        # the step's column of the loss panel and the similarities: two heatmaps repainted
+        ("simclr?simclr_view=training", "simclr_step", {"repaint"}),
         ("wallis?wallis_view=integrals", "wallis_N", {"move"}),  # filled curves moved
     ],
 )

@@ -122,9 +122,14 @@ def test_training_figure_data():
         colorbar_title="sim",
     )
     assert_valid_plotly(fig)
-    assert [t.type for t in fig.data] == ["scatter"] * 5 + ["heatmap"] * 2 + ["scatter"] * 2
+    assert [t.type for t in fig.data] == ["scatter"] * 4 + ["heatmap"] * 3 + ["scatter"] * 2
     assert list(fig.data[0].x) == [1, 2, 3, 4, 5] and len(fig.data[1].x) == steps + 1
-    assert list(fig.data[4].x) == [2] and fig.data[4].y[0] == 1.6
+    # the step's column: one row over every step, 1 at the step, the panel's full height
+    assert list(fig.data[4].x) == list(range(steps + 1))
+    assert np.array_equal(fig.data[4].z, [[0, 0, 1, 0, 0, 0]])
+    top = fig.layout.yaxis.range[1]
+    assert fig.data[4].y0 - fig.data[4].dy / 2 == 0 and fig.data[4].y0 + fig.data[4].dy / 2 == top
+    assert (fig.data[4].zmin, fig.data[4].zmax) == (0, 1)
     assert fig.layout.xaxis.title.text == "step"
 
 
