@@ -60,8 +60,9 @@ PACKAGE = "adlab"
 NAME = f"{PACKAGE}.live"  # ui/live/: live.js, live.css
 PLOTLY = f"{PACKAGE}.plotly"  # plotly/package_data/: plotly.min.js (same version as the figures)
 FOLDER = Path(__file__).with_name("live")
-# kept charts' payloads cached by their memo, for every session: the reverse scrub's
-# warm-up's 48 (24 settings in 2 languages) and a class's (about 90 KB each: ≤ ~12 MB)
+# kept charts' payloads cached by their memo, for every session, least recently used out:
+# the reverse scrub's warm-up's 48 (24 settings in 2 languages, about 90 KB each) and a
+# class's, and the reverse field's t (about 57 KB each): ≤ ~12 MB
 MEMO_ENTRIES = 128
 PACK_SCALE = 100  # a frame's coordinates with two decimals go packed (_packed) ...
 PACK_MIN = 16  # ... in lists of this many numbers or more (a short one gains nothing)
