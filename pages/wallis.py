@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import math
-from fractions import Fraction
 
 import numpy as np
-import sympy
 
 from core import wallis as w
 from figures import wallis as figs
-from ui import exercises, kit, live, tex
+from ui import cache, exercises, kit, live, tex
 
 N_VALUES = sorted({int(round(x)) for x in np.geomspace(1, 100_000, 61)} | {200, 400, 600, 800})
 EXACT_UP_TO = 12  # 2·P_n as an exact fraction up to this n
@@ -86,30 +83,6 @@ def product() -> None:
     )
 
 
-@functools.cache
-def sandwich_facts(N: int) -> dict[str, object]:
-    """The exact sandwich W_{2N+2} ≤ W_{2N+1} ≤ W_{2N} (sympy) and what the page checks of
-    it, once per N for every session: sympy takes about 2 ms an N, and the live N control
-    sends all 21."""
-    W2, W1, W0 = w.sandwich(N)  # W_{2N+2}, W_{2N+1}, W_{2N}
-    P_N = w.wallis_partial_product_exact(N) if N else Fraction(1)
-    ratio = sympy.Rational(2 * N + 1, 2 * N + 2)
-    curves = integrands(N)
-    quad = [float(np.sum((row[1:] + row[:-1]) / 2) * (X[1] - X[0])) for row in curves]
-    exact = [float(W0), float(W1), float(W2)]
-    return {
-        "latex": tuple(sympy.latex(v) for v in (W2, W1, W0)),
-        "floats": (float(W2), float(W1), float(W0)),
-        "ratio": float(ratio),
-        "W_ratio": float(W1 / W0),
-        "recurrence": sympy.simplify(W2 - ratio * W0) == 0,
-        "order": bool(W2 <= W1 <= W0),
-        "product": sympy.simplify(W1 / W0 - 2 * sympy.Rational(P_N) / sympy.pi) == 0,
-        "quadrature": bool(np.allclose(quad, exact, rtol=1e-4, atol=1e-6)),
-        "gap": max(abs(a - b) for a, b in zip(quad, exact, strict=True)),
-    }
-
-
 def integrands(N: int) -> np.ndarray:
     """sin^{2N}, sin^{2N+1}, sin^{2N+2} on X, (3, len(X))."""
     return np.stack([np.sin(X) ** (2 * N + j) for j in range(3)])
@@ -137,7 +110,7 @@ def integrals() -> None:
     N = live.current(page.key("N"), N_OPTIONS, 2)
     states = []
     for j in N_OPTIONS:
-        f = sandwich_facts(j)
+        f = cache.wallis_sandwich(j, len(X))
         W2, W1, W0 = f["floats"]
         numbers = [
             ("N", str(j)),
@@ -161,7 +134,7 @@ def integrals() -> None:
         y_titles=("sinᵐx", page.tr("W_axis")),
     )
     live.slider(page.tr("N"), page.key("N"), states, N, fig, chart_key=page.key("integrals_chart"))
-    f = sandwich_facts(N)
+    f = cache.wallis_sandwich(N, len(X))
     W2, W1, W0 = f["latex"]
     page.formula(
         "integrals",

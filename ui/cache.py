@@ -212,3 +212,42 @@ def pair_counts(
         int(att.preset_mask(name, n, rng=np.random.default_rng(seed), **dict(params)).sum())  # type: ignore[arg-type]
         for n in lengths
     )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def wallis_sandwich(N: int, points: int) -> dict[str, object]:
+    """The exact sandwich W_{2N+2} ≤ W_{2N+1} ≤ W_{2N} (sympy) and what the Wallis page checks
+    of it, the trapezoid rule on ``points`` points of [0, π/2] included: once per N for every
+    session (sympy takes about 2 ms an N, and the page's live N control sends all 21).
+
+    Keys: ``latex`` and ``floats`` (W_{2N+2}, W_{2N+1}, W_{2N}), ``ratio`` (2N+1)/(2N+2),
+    ``W_ratio`` W_{2N+1}/W_{2N}; the checks ``recurrence``, ``order``, ``product`` (the ratio
+    is (2/π)·P_N exactly), ``quadrature`` with its largest gap ``gap``.
+    """
+    import math
+    from fractions import Fraction
+
+    import sympy
+
+    from core import wallis as w
+
+    x = np.linspace(0, math.pi / 2, points)
+    W2, W1, W0 = w.sandwich(N)  # W_{2N+2}, W_{2N+1}, W_{2N}
+    P_N = w.wallis_partial_product_exact(N) if N else Fraction(1)
+    ratio = sympy.Rational(2 * N + 1, 2 * N + 2)
+    quad = [
+        float(np.sum((row[1:] + row[:-1]) / 2) * (x[1] - x[0]))
+        for row in (np.sin(x) ** (2 * N + j) for j in range(3))
+    ]
+    exact = [float(W0), float(W1), float(W2)]
+    return {
+        "latex": tuple(sympy.latex(v) for v in (W2, W1, W0)),
+        "floats": (float(W2), float(W1), float(W0)),
+        "ratio": float(ratio),
+        "W_ratio": float(W1 / W0),
+        "recurrence": bool(sympy.simplify(W2 - ratio * W0) == 0),
+        "order": bool(W2 <= W1 <= W0),
+        "product": bool(sympy.simplify(W1 / W0 - 2 * sympy.Rational(P_N) / sympy.pi) == 0),
+        "quadrature": bool(np.allclose(quad, exact, rtol=1e-4, atol=1e-6)),
+        "gap": max(abs(a - b) for a, b in zip(quad, exact, strict=True)),
+    }

@@ -76,3 +76,22 @@ def test_bad_url_parameters_fall_back_with_a_notice():
     at = open_page(PAGE, {"wallis_view": "integrals", "wallis_N": "1e999999"})
     assert not at.exception and not at.error and live_controls(at)[0]["index"] == 2
     assert "wallis_N" in " ".join(c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("N", [0, 1, 7, 20])
+def test_the_cached_sandwich_agrees_with_the_gamma_function_and_checks_out(N):
+    """``ui.cache.wallis_sandwich`` (what every state of the live N shows) against the closed
+    form W_m = (√π / 2) Γ((m + 1) / 2) / Γ(m / 2 + 1), which the page does not use."""
+    from ui import cache
+
+    f = cache.wallis_sandwich(N, 161)
+
+    def W(m: int) -> float:
+        return math.sqrt(math.pi) / 2 * math.gamma((m + 1) / 2) / math.gamma(m / 2 + 1)
+
+    want = [W(2 * N + 2), W(2 * N + 1), W(2 * N)]
+    np.testing.assert_allclose(f["floats"], want, rtol=1e-12)
+    assert f["ratio"] == pytest.approx((2 * N + 1) / (2 * N + 2))
+    assert f["W_ratio"] == pytest.approx(want[1] / want[2], rel=1e-12)
+    assert all(f[k] is True for k in ("recurrence", "order", "product", "quadrature"))
+    assert f["gap"] <= 1e-4 * want[2] + 1e-6  # the trapezoid rule on 161 points
