@@ -87,3 +87,12 @@ def sandwich(N: int) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
     """``(W_{2N+2}, W_{2N+1}, W_{2N})`` exactly: the squeeze that proves the product."""
     N = _check_n(N, 0, (MAX_INTEGRAL_N - 2) // 2, "N")
     return wallis_integral(2 * N + 2), wallis_integral(2 * N + 1), wallis_integral(2 * N)
+
+
+def sandwich_integrands(x: Array, N: int) -> Array:
+    """``sin^{2N} x``, ``sin^{2N+1} x``, ``sin^{2N+2} x`` at the points ``x``, shape
+    ``(3, len(x))``: the integrands of :func:`sandwich`'s ``W_{2N}``, ``W_{2N+1}``,
+    ``W_{2N+2}`` (in that order), nested on [0, π/2]."""
+    N = _check_n(N, 0, (MAX_INTEGRAL_N - 2) // 2, "N")
+    s = np.sin(np.asarray(x, dtype=np.float64))
+    return np.stack([s ** (2 * N + j) for j in range(3)])

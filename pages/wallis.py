@@ -83,11 +83,6 @@ def product() -> None:
     )
 
 
-def integrands(N: int) -> np.ndarray:
-    """sin^{2N}, sin^{2N+1}, sin^{2N+2} on X, (3, len(X))."""
-    return np.stack([np.sin(X) ** (2 * N + j) for j in range(3)])
-
-
 def _sub(n: int) -> str:
     return str(n).translate(SUBSCRIPTS)
 
@@ -121,11 +116,11 @@ def integrals() -> None:
             (f"{2 * j + 1}/{2 * j + 2}", f"{f['ratio']:.6f}"),
             (f"W{_sub(2 * j + 1)}/W{_sub(2 * j)}", f"{f['W_ratio']:.6f}"),
         ]
-        traces = figs.integrals_traces(integrands(j), W_FLOAT, j)
+        traces = figs.integrals_traces(w.sandwich_integrands(X, j), W_FLOAT, j)
         states.append(live.State(j, str(j), traces, numbers, integral_checks(f)))
     fig = figs.integrals_figure(
         X,
-        integrands(N),
+        w.sandwich_integrands(X, N),
         K,
         W_FLOAT,
         N,

@@ -106,3 +106,34 @@ def test_bad_integral_arguments():
         w.wallis_integral_float(-1)
     with pytest.raises(ValueError):
         w.wallis_partial_product_exact(10_000)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 60), st.integers(2, 400))
+def test_sandwich_integrands_are_nested_powers_of_sine_on_the_quarter_period(N, points):
+    x = np.linspace(0, math.pi / 2, points)
+    rows = w.sandwich_integrands(x, N)
+    assert rows.shape == (3, points)
+    assert np.all((rows >= 0) & (rows <= 1))
+    assert np.all(rows[0] >= rows[1]) and np.all(rows[1] >= rows[2])  # sin ≤ 1: nested
+    assert rows[0, -1] == rows[1, -1] == rows[2, -1] == 1.0  # sin(π/2) = 1
+    np.testing.assert_allclose(rows[1] ** 2, rows[0] * rows[2], rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("N", [0, 1, 3])
+def test_sandwich_integrands_integrate_to_the_sandwich(N):
+    """The trapezoid rule on the integrands against sympy's own integral of sin^m."""
+    x = np.linspace(0, math.pi / 2, 4001)
+    rows = w.sandwich_integrands(x, N)
+    t = sympy.symbols("t")
+    for row, m in zip(rows, (2 * N, 2 * N + 1, 2 * N + 2), strict=True):
+        exact = float(sympy.integrate(sympy.sin(t) ** m, (t, 0, sympy.pi / 2)))
+        assert float(np.sum((row[1:] + row[:-1]) / 2) * (x[1] - x[0])) == pytest.approx(
+            exact, rel=1e-6
+        )
+
+
+@pytest.mark.parametrize("N", [-1, 1000, 2.5, True])
+def test_sandwich_integrands_refuse_a_bad_N(N):
+    with pytest.raises(ValueError):
+        w.sandwich_integrands(np.zeros(3), N)
