@@ -274,7 +274,7 @@ def field_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
     noisy = dif.q_sample(
         ref, t, s, np.random.default_rng([spec.seed, 10]).standard_normal(ref.shape)
     )
-    field = functools.partial(field_figure, spec, t, trained, noisy)
+    field = functools.partial(field_figure, spec, t, trained, tuple(sources), noisy)
     # drawn as pictures (a new t swaps them), exported as traces; the drawn one's payload is
     # kept for every session by what it depends on (a t seen before: no figure built, 15 ms)
     page.chart(
@@ -320,15 +320,15 @@ def field_figure(
     spec: dn.TrainSpec,
     t: int,
     trained: dn.Trained | None,
+    sources: tuple[str, ...],
     noisy: np.ndarray,
     pictures: bool = False,
 ) -> figs.go.Figure:
-    """−ε̂ of each denoiser on the grid at ``t`` over ``noisy`` (samples of q(x_t)) and, for a
-    mixture, q(x_t)'s contours, labelled in the session's language: as pictures (drawn), or
-    as traces (exported)."""
+    """−ε̂ of each denoiser in ``sources`` on the grid at ``t`` over ``noisy`` (samples of
+    q(x_t)) and, for a mixture, q(x_t)'s contours, labelled in the session's language: as
+    pictures (drawn), or as traces (exported)."""
     s, mix = spec.schedule(), spec.data.mixture()
     starts = np.stack(np.meshgrid(GRID, GRID), axis=-1).reshape(-1, 2)
-    sources = [k for k, ok in (("exact", mix is not None), ("learned", trained)) if ok]
     eps = {k: cr.eps_model(spec, k, trained)(starts, t) for k in sources}
     density = None
     if mix is not None:
