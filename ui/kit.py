@@ -11,6 +11,7 @@ the parts the skeleton and the live parts use, so every page looks and behaves t
 from __future__ import annotations
 
 import functools
+import hashlib
 import inspect
 import json
 import re
@@ -51,6 +52,8 @@ SEEDS = range(0, 10_001)  # the values of a page's seed control (:meth:`Page.see
 _FIGURES = "_kit_figures"
 _FORMULAS = "_kit_formulas"
 _LAST_CHART = "_kit_last_chart"
+# chart key → digest of the payload last sent, since this full run / in the full run before
+_SHOWN, _SHOWN_BEFORE = "_kit_shown", "_kit_shown_before"
 # How long a formula or a second chart follows a chart: 6 of the server's 5 ms flush cycles.
 CHART_HEAD_START_SECS = 6 * MESSAGE_FLUSH_INTERVAL_SECS
 SEED_MAX = 999_999
@@ -84,6 +87,7 @@ def intro(concept: str) -> None:
     """The page title and its one-paragraph "what you are looking at"."""
     _figures().clear()  # a full run of a page: forget the charts of the previous page/part
     _formulas().clear()
+    st.session_state[_SHOWN_BEFORE] = st.session_state.pop(_SHOWN, {})  # see payload_sent
     st.title(t(f"{concept}.title"))
     st.markdown(content(concept, "intro"))
 
@@ -135,7 +139,9 @@ def chart(
     sources move with the traces too (round 17: the forward scrub's T).
 
     A second chart in the same run waits like a formula does, so the browser draws the
-    charts one by one, the first (the one the slider is about) first.
+    charts one by one, the first (the one the slider is about) first. A kept chart whose
+    payload is the one the browser already shows has nothing to draw, and what follows it
+    does not wait (:func:`payload_sent`).
 
     The figure gets a fixed ``layout.datarevision``. Streamlit draws a changed figure as a
     new chart, then hands Plotly a JSON copy of the same figure once more with its measured
@@ -167,19 +173,41 @@ def chart(
     if kept:
         from ui import live  # ui.live builds on this module
 
-        live.kept_chart(fig, key, move=move, memo=memo)
+        payload = live.kept_chart(fig, key, move=move, memo=memo)
     else:
         assert isinstance(fig, go.Figure)
         fig.layout.datarevision = DATA_REVISION
         sent = style.ours(fig)  # the "none" template by name (see above)
         st.plotly_chart(sent, key=key, width="stretch", config=PLOTLY_CONFIG, theme=None)
     _figures()[key] = fig  # a reference (or its builder), read only when the reader exports
-    chart_sent()
+    if kept:
+        payload_sent(key, payload)
+    else:
+        chart_sent()
 
 
 def chart_sent() -> None:
     """Mark a chart as just sent: what follows lets it go first (:func:`let_the_chart_go_first`)."""
     st.session_state[_LAST_CHART] = time.monotonic()
+
+
+def payload_sent(key: str, payload: bytes) -> None:
+    """:func:`chart_sent`, unless the browser already shows this payload under ``key``.
+
+    A control that does not change the chart (the reverse sampler from DDIM with η = 0 to
+    Euler, whose steps are the same) re-sends the same element, which the browser does not
+    draw again; what follows it (the controls, the formula) then need not wait. Shown means
+    sent in this full run of the page or the fragment runs since, or in the full run before:
+    a chart the last full run did not draw (another view's) is drawn anew, and waited for.
+    A fragment that returned before drawing a chart it drew once is taken to show it still:
+    the only cost of that guess is a formula drawn in the chart's pass.
+    """
+    digest = hashlib.blake2b(payload, digest_size=16).digest()
+    shown = st.session_state.setdefault(_SHOWN, {})
+    before = shown.get(key, st.session_state.get(_SHOWN_BEFORE, {}).get(key))
+    shown[key] = digest
+    if digest != before:
+        chart_sent()
 
 
 def keep_chart(fig: go.Figure | Callable[[], go.Figure], key: str) -> None:

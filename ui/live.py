@@ -468,7 +468,7 @@ def kept_chart(
     *,
     move: bool = False,
     memo: Hashable = None,
-) -> None:
+) -> bytes:
     """A chart that stays on the page and takes each new figure in place (``Plotly.react``).
 
     ``st.plotly_chart`` draws a changed figure as a new chart (``ui.streamlit_internals``):
@@ -497,6 +497,8 @@ def kept_chart(
     With ``memo`` (``figure`` then builds the figure), the payload comes from a cache every
     session shares, keyed by ``chart_key``, ``move``, ``memo`` and the language: the figure
     is built and encoded on a miss only.
+
+    Returns the payload (``kit.payload_sent``: the browser may already show it).
     """
     if memo is None:
         assert isinstance(figure, go.Figure)
@@ -506,6 +508,7 @@ def kept_chart(
     manager = serve_component_files(PACKAGE, "live", FOLDER.parent, FOLDER.name)
     if manager is not None:  # a server run (AppTest included): mount the component
         _component(manager)(key=f"{chart_key}_kept", data=data)
+    return data
 
 
 def _kept_wire(figure: go.Figure, chart_key: str, move: bool) -> bytes:
@@ -598,7 +601,7 @@ def slider(
             data=data,
             on_value_change=functools.partial(_take_reported, key, options),
         )
-    kit.chart_sent()  # and the formula after it lets it go first, as after any chart
+    kit.payload_sent(key, data)  # the formula after it lets it go first, as after any chart
     kit.keep_chart(figure, chart_key)
     state.publish(key, encode(value))
     return value

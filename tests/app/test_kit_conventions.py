@@ -430,6 +430,51 @@ def test_controls_after_the_chart_are_drawn_when_the_block_returns_early_and_mus
     )
 
 
+def test_what_follows_a_kept_chart_the_browser_already_shows_does_not_wait():
+    """A control that leaves the chart as it is (here the radio: the bar shows n) re-sends
+    the same payload, which the browser does not draw again: the controls after it are not
+    held back (``kit.payload_sent``). A new payload is waited for, as is every payload once
+    a full run of a page did not show it (another view's chart drawn anew)."""
+    import hashlib
+
+    from ui import kit
+
+    at = _controls_app()
+    first = at.session_state[kit._LAST_CHART]
+    assert first <= at.session_state["chart_sent"]  # the chart was new: marked as sent
+    at.radio(key="demo_kind").set_value("b").run()
+    assert not at.exception and at.session_state["read"][1] == "b"
+    assert at.session_state[kit._LAST_CHART] == first  # the same bar: nothing to wait for
+    at.slider(key="demo_n").set_value(5).run()
+    assert at.session_state[kit._LAST_CHART] > first  # a new bar: the controls wait again
+    [bar] = kept_charts(at).values()
+    assert bar["figure"]["data"][0]["y"] == [5]
+    [element] = [e for e in at.get("bidi_component") if e.proto.component_name == "adlab.live"]
+    digest = hashlib.blake2b(element.proto.bytes, digest_size=16).digest()
+    assert at.session_state[kit._SHOWN]["bar"] == digest  # what the browser was sent
+
+
+def test_a_sampler_that_takes_the_same_steps_does_not_hold_its_controls_back():
+    """Reverse diffusion: DDIM with η = 0 and Euler on the probability-flow ODE take the same
+    steps (core.reverse.ode_step), so the scrub is the same; switching between them sends
+    the controls (the η slider comes and goes) at once. Heun's scrub is new, and a view
+    drawn again after another view's full run is drawn anew: both wait."""
+    from ui import kit
+
+    at = open_page("reverse_diffusion.py")
+    first = at.session_state[kit._LAST_CHART]
+    at.radio(key="reverse_diffusion_sampler").set_value("euler").run()
+    assert not at.exception
+    assert at.session_state[kit._LAST_CHART] == first
+    at.radio(key="reverse_diffusion_sampler").set_value("heun").run()
+    heun = at.session_state[kit._LAST_CHART]
+    assert heun > first
+    at.radio(key="reverse_diffusion_view").set_value("field").run()
+    field = at.session_state[kit._LAST_CHART]
+    at.radio(key="reverse_diffusion_view").set_value("sampling").run()
+    assert not at.exception and at.session_state[kit._LAST_CHART] > field > heun
+
+
 def test_pages_draw_tables_through_the_kit():
     """A page's own st.dataframe would be drawn in the same pass as the chart before it."""
     for path in (ROOT / "pages").glob("*.py"):
