@@ -91,19 +91,46 @@ def progress_chart(losses: np.ndarray, n: int) -> figs.go.Figure:
     )
 
 
-def embeddings(n: int, strength: float, area: float, seed: int) -> np.ndarray | None:
-    """z of the fixed views, by the untrained or the trained network (the student's pick);
-    ``None``: the trained network of these settings is not trained yet (a button offers it)."""
-    encoder = page.choice(
+def encoder(widget: bool) -> str:
+    """The student's pick of encoder: a radio in the part's fragment, read before it."""
+    return page.choice(
         "encoder",
         ("untrained", "trained"),
         "trained",
         format_func=lambda o: page.tr(f"encoder_{o}", steps=STEPS, tau=TRAINED[0]),
+        widget=widget,
     )
-    if encoder == "untrained":
-        return cache.untrained_embeddings(n, strength, area, seed)
-    run = trained_run((n, strength, area, seed, *TRAINED))
-    return None if run is None else run.z_after
+
+
+def trained_or_offer(batch: tuple[int, float, float, int]) -> tuple[object, bool]:
+    """The trained run of these settings, and whether the pick of encoder is drawn here.
+
+    The pick is a radio in the part's fragment: a pick reruns the fragment only, and the
+    chart is redrawn in place. Where the trained encoder is picked and these settings have
+    no run, the pick is drawn here instead, above the "Train" button (``trained_run``): a
+    button first drawn in a fragment's rerun would show empty (Streamlit 1.67,
+    ``kit.Page.run``). Returns ``(None, True)`` while the button waits.
+    """
+    key = (*batch, *TRAINED)
+    if key == cache.DEFAULT_KEY:
+        return trained_run(key), False
+    run = cache.cached_run(key)
+    if run is not None or encoder(widget=False) == "untrained":
+        return run, False
+    encoder(widget=True)
+    return trained_run(key), True
+
+
+def embeddings(batch: tuple[int, float, float, int], run: object, drawn: bool) -> np.ndarray:
+    """z of the fixed views by the encoder picked (the radio, here unless ``drawn`` above).
+    The trained one without a run (picked in the fragment's rerun) reruns the page, which
+    offers the training (:func:`trained_or_offer`)."""
+    picked = encoder(widget=not drawn)
+    if picked == "untrained":
+        return cache.untrained_embeddings(*batch)
+    if run is None:
+        st.rerun(scope="app")
+    return run.z_after  # type: ignore[attr-defined]
 
 
 @page.view("views")
@@ -167,14 +194,16 @@ def _describe(aug: ct.Augmentation) -> dict[str, str]:
 @page.view("similarity")
 def similarity() -> None:
     batch = the_batch()
-    z = embeddings(*batch)
-    if z is not None:
-        similarity_view(z, batch[0])
+    run, drawn = trained_or_offer(batch)
+    if run is not None or not drawn:
+        similarity_view(batch, run, drawn)
 
 
 @kit.fragment
-def similarity_view(z: np.ndarray, n: int) -> None:
-    """τ and the anchor: the similarity matrix, one anchor's softmax row and its loss."""
+def similarity_view(batch: tuple[int, float, float, int], run: object, drawn: bool) -> None:
+    """The encoder, τ and the anchor: the similarity matrix, one anchor's softmax row and its
+    loss."""
+    z, n = embeddings(batch, run, drawn), batch[0]
     a, b = st.columns(2)
     with a:
         tau = page.select_slider("tau", TAUS, 0.2)
@@ -226,14 +255,15 @@ def similarity_view(z: np.ndarray, n: int) -> None:
 @page.view("temperature")
 def temperature() -> None:
     batch = the_batch()
-    z = embeddings(*batch)
-    if z is not None:
-        temperature_view(z, batch[0])
+    run, drawn = trained_or_offer(batch)
+    if run is not None or not drawn:
+        temperature_view(batch, run, drawn)
 
 
 @kit.fragment
-def temperature_view(z: np.ndarray, n: int) -> None:
-    """τ: the loss against τ and against the batch size N at this τ."""
+def temperature_view(batch: tuple[int, float, float, int], run: object, drawn: bool) -> None:
+    """The encoder and τ: the loss against τ and against the batch size N at this τ."""
+    z, n = embeddings(batch, run, drawn), batch[0]
     tau = page.select_slider("tau", TAUS, 0.2)
     table = cache.temperature_table(z, tuple(TAUS))  # (N − 1, τ) for N′ = 2 … N
     ns = list(range(2, n + 1))
