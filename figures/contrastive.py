@@ -177,75 +177,60 @@ def views_figure(
     return figure(data, lay)
 
 
-def similarity_figure(
-    similarity: Array,
-    probs_row: Array,
-    anchor: int,
-    *,
-    titles: tuple[str, str],
-    axis_titles: tuple[str, str, str],
-    names: tuple[str, str, str],
-    colorbar_title: str,
-    height: int = 460,
-) -> go.Figure:
-    """Left: the 2N × 2N cosine similarities, positives circled, the anchor's row outlined.
-    Right: the anchor's softmax over the 2N − 1 other views, the positive in its own colour.
-
-    Args:
-        similarity: (2N, 2N) sim(zᵢ, z_k).
-        probs_row: (2N,) the anchor's softmax (0 at the anchor itself).
-        anchor: 0-based row i.
-        axis_titles: (views k, anchors i, probability).
-        names: (positive pairs, positive, negatives).
-
-    Traces: [0] heatmap, [1] positive pairs (open circles), [2] the anchor row's outline,
-    [3] the positive's bar, [4] the negatives' bars.
-    """
-    two_n = similarity.shape[0]
-    N = two_n // 2
-    labels = view_labels(N)
-    pos = (np.arange(two_n) + N) % two_n
-    lay = layout(title="", x="", y="", height=height)
-    axis = {
+def _view_axis(two_n: int) -> dict[str, Any]:
+    """An axis of the 2N views, labelled 1 … N, 1′ … N′."""
+    return {
         "showgrid": False,
         "zeroline": False,
         "showline": False,
         "ticks": "",
         "tickmode": "array",
         "tickvals": list(range(two_n)),
-        "ticktext": labels,
+        "ticktext": view_labels(two_n // 2),
         "tickfont": {"size": 11},
     }
+
+
+def similarity_figure(
+    similarity: Array,
+    anchor: int,
+    *,
+    title: str,
+    axis_titles: tuple[str, str],
+    name: str,
+    colorbar_title: str,
+    height: int = 460,
+) -> go.Figure:
+    """The 2N × 2N cosine similarities, positives circled, the anchor's row outlined (the
+    anchor's softmax is :func:`anchor_figure`, beside it).
+
+    Args:
+        similarity: (2N, 2N) sim(zᵢ, z_k).
+        anchor: 0-based row i.
+        axis_titles: (views k, anchors i).
+        name: the positive pairs' legend entry.
+
+    Traces: [0] heatmap, [1] positive pairs (open circles), [2] the anchor row's outline.
+    """
+    two_n = similarity.shape[0]
+    N = two_n // 2
+    labels = view_labels(N)
+    pos = (np.arange(two_n) + N) % two_n
+    lay = layout(title=title, x="", y="", height=height)
     lay["xaxis"] = {
-        **axis,
-        "domain": [0.0, 0.44],
+        **_view_axis(two_n),
         "range": [-0.5, two_n - 0.5],
         "title": {"text": axis_titles[0]},
     }
     lay["yaxis"] = {
-        **axis,
+        **_view_axis(two_n),
         "range": [two_n - 0.5, -0.5],
         "scaleanchor": "x",
         "title": {"text": axis_titles[1]},
     }
-    lay["xaxis2"] = {
-        **axis,
-        "domain": [0.6, 1.0],
-        "anchor": "y2",
-        "range": [-0.6, two_n - 0.4],
-        "title": {"text": axis_titles[0]},
-    }
-    lay["yaxis2"] = {
-        "anchor": "x2",
-        "range": [0, 1.05],
-        "showgrid": True,
-        "gridcolor": "#E5E5E5",
-        "title": {"text": axis_titles[2]},
-    }
-    lay["annotations"] = panel_titles(titles, [0.0, 0.6], 13)
-    lay["margin"] = {"l": 60, "r": 10, "t": 70, "b": 90}
-    lay["legend"] = {"orientation": "h", "x": 1.0, "xanchor": "right", "y": -0.2, "yanchor": "top"}
-    i, j = int(anchor), int(pos[anchor])
+    lay["margin"] = {"l": 60, "r": 10, "t": 50, "b": 90}
+    lay["legend"] = {"orientation": "h", "x": 0.0, "y": -0.2, "yanchor": "top"}
+    i = int(anchor)
     data = [
         {
             "type": "heatmap",
@@ -255,12 +240,7 @@ def similarity_figure(
             "zmin": -1,
             "zmax": 1,
             "colorscale": DIVERGING,
-            "colorbar": {
-                "title": {"text": colorbar_title, "side": "right"},
-                "x": 0.46,
-                "thickness": 12,
-                "len": 0.9,
-            },
+            "colorbar": {"title": {"text": colorbar_title, "side": "right"}, "thickness": 12},
             "customdata": [[[labels[r], labels[c]] for c in range(two_n)] for r in range(two_n)],
             "hovertemplate": "sim(z%{customdata[0]}, z%{customdata[1]}) = %{z:.3f}<extra></extra>",
             "showlegend": False,
@@ -271,7 +251,7 @@ def similarity_figure(
             "y": list(range(two_n)),
             "mode": "markers",
             "marker": POSITIVE_MARK,
-            "name": names[0],
+            "name": name,
             "hoverinfo": "skip",
         },
         {
@@ -283,23 +263,70 @@ def similarity_figure(
             "hoverinfo": "skip",
             "showlegend": False,
         },
+    ]
+    return figure(data, lay)
+
+
+def anchor_traces(probs_row: Array, anchor: int) -> dict[int, dict[str, list]]:
+    """What :func:`anchor_figure` draws of ``anchor``, by trace index: [0] the positive's
+    bar, [1] the 2N − 2 negatives' bars (the anchor itself has none). Only x and y depend
+    on the anchor, on fixed axes, so a live step moves the bars (``ui.live``)."""
+    two_n = len(probs_row)
+    i, j = int(anchor), (int(anchor) + two_n // 2) % two_n
+    rest = [k for k in range(two_n) if k not in (i, j)]
+    return {
+        0: {"x": [j], "y": _list([probs_row[j]])},
+        1: {"x": rest, "y": _list([probs_row[k] for k in rest])},
+    }
+
+
+def anchor_figure(
+    probs_row: Array,
+    anchor: int,
+    *,
+    title: str,
+    axis_titles: tuple[str, str],
+    names: tuple[str, str],
+    height: int = 400,
+) -> go.Figure:
+    """One anchor's softmax over the 2N − 1 other views, the positive in its own colour.
+
+    Args:
+        probs_row: (2N,) the anchor's softmax (0 at the anchor itself).
+        anchor: 0-based row i.
+        axis_titles: (views k, probability).
+        names: (positive, negatives).
+
+    Traces (:func:`anchor_traces`): [0] the positive's bar, [1] the negatives' bars.
+    """
+    two_n = len(probs_row)
+    lay = layout(title=title, x="", y="", height=height)
+    lay["xaxis"] = {
+        **_view_axis(two_n),
+        "range": [-0.6, two_n - 0.4],
+        "title": {"text": axis_titles[0]},
+    }
+    lay["yaxis"] = {
+        "range": [0, 1.05],
+        "showgrid": True,
+        "gridcolor": "#E5E5E5",
+        "title": {"text": axis_titles[1]},
+    }
+    lay["margin"] = {"l": 60, "r": 10, "t": 50, "b": 90}
+    lay["legend"] = {"orientation": "h", "x": 1.0, "xanchor": "right", "y": -0.2, "yanchor": "top"}
+    bars = anchor_traces(probs_row, anchor)
+    data = [
         {
             "type": "bar",
-            "x": [j],
-            "y": _list([probs_row[j]]),
-            "xaxis": "x2",
-            "yaxis": "y2",
-            "name": names[1],
+            **bars[0],
+            "name": names[0],
             "marker": {"color": VERMILLION},
-            "hovertemplate": f"p = %{{y:.4f}}<extra>{labels[j]}</extra>",
+            "hovertemplate": f"p = %{{y:.4f}}<extra>{names[0]}</extra>",
         },
         {
             "type": "bar",
-            "x": [k for k in range(two_n) if k not in (i, j)],
-            "y": _list([probs_row[k] for k in range(two_n) if k not in (i, j)]),
-            "xaxis": "x2",
-            "yaxis": "y2",
-            "name": names[2],
+            **bars[1],
+            "name": names[1],
             "marker": {"color": GREY, "pattern": {"shape": "/"}},
             "hovertemplate": "p = %{y:.4f}<extra></extra>",
         },

@@ -207,26 +207,60 @@ def similarity_view(batch: tuple[int, float, float, int], run: object, drawn: bo
     a, b = st.columns(2)
     with a:
         tau = page.select_slider("tau", TAUS, 0.2)
-    with b:
-        i = page.slider("anchor", 1, 2 * n, 1) - 1
     r = ct.explain_nt_xent(z, tau)
-    j = int(r.positive[i])
     labels = figs.view_labels(n)
-    page.chart(
-        figs.similarity_figure(
-            r.similarity,
-            r.probs[i],
-            i,
-            titles=(page.tr("sim_title"), page.tr("row_title", i=labels[i], tau=f"{tau:g}")),
-            axis_titles=(page.tr("view_k"), page.tr("anchor_i"), page.tr("probability")),
-            names=(page.tr("positive_pairs"), page.tr("positive"), page.tr("negatives")),
-            colorbar_title="sim",
-        ),
-        "similarity_chart",
-        kept=True,
-    )
+    anchors = list(range(1, 2 * n + 1))  # the slider's stops: views 1 … N, 1′ … N′
+    i = live.current(page.key("anchor"), anchors, 1) - 1
+    states = []
+    for k in range(2 * n):
+        j = int(r.positive[k])
+        numbers = [
+            (page.tr("anchor_i"), labels[k]),
+            (page.tr("positive"), labels[j]),
+            ("sim", f"{r.similarity[k, j]:.3f}"),
+            ("p", f"{r.probs[k, j]:.4f}"),
+            ("ℓ", f"{r.per_anchor[k]:.4f}"),
+        ]
+        checks = [kit.Check(page.tr("check_row"), abs(r.probs[k].sum() - 1) < 1e-12)]
+        traces = figs.anchor_traces(r.probs[k], k)
+        states.append(live.State(k + 1, labels[k], traces, numbers, checks))
     swapped = ct.nt_xent(np.r_[z[n:], z[:n]], tau)
     bound = ct.loss_lower_bound(n, tau)
+    shared = [
+        kit.Check(page.tr("check_nonneg"), bool(np.all(r.per_anchor >= 0))),
+        kit.Check(page.tr("check_bound"), r.loss >= bound - 1e-12, f"{bound:.4f}"),
+        kit.Check(page.tr("check_swap"), abs(swapped - r.loss) < 1e-12, f"{swapped:.4f}"),
+    ]
+    with a:  # the matrix: its outline follows the anchor once the slider settles
+        page.chart(
+            figs.similarity_figure(
+                r.similarity,
+                i,
+                title=page.tr("sim_title"),
+                axis_titles=(page.tr("view_k"), page.tr("anchor_i")),
+                name=page.tr("positive_pairs"),
+                colorbar_title="sim",
+            ),
+            "similarity_chart",
+            kept=True,
+        )
+    with b:  # the anchor as a live control: its softmax moved in the browser
+        live.slider(
+            page.tr("anchor"),
+            page.key("anchor"),
+            states,
+            i + 1,
+            figs.anchor_figure(
+                r.probs[i],
+                i,
+                title=page.tr("row_title", tau=f"{tau:g}"),
+                axis_titles=(page.tr("view_k"), page.tr("probability")),
+                names=(page.tr("positive"), page.tr("negatives")),
+            ),
+            chart_key=page.key("anchor_chart"),
+            shared_checks=shared,
+        )
+    j = int(r.positive[i])
     page.formula(
         "similarity",
         i=labels[i].replace("′", "'"),
@@ -237,12 +271,8 @@ def similarity_view(batch: tuple[int, float, float, int], run: object, drawn: bo
         ell=f"{r.per_anchor[i]:.4f}",
         two_n=2 * n,
         loss=f"{r.loss:.4f}",
-        checks=[
-            kit.Check(page.tr("check_row"), abs(r.probs[i].sum() - 1) < 1e-12),
-            kit.Check(page.tr("check_nonneg"), bool(np.all(r.per_anchor >= 0))),
-            kit.Check(page.tr("check_bound"), r.loss >= bound - 1e-12, f"{bound:.4f}"),
-            kit.Check(page.tr("check_swap"), abs(swapped - r.loss) < 1e-12, f"{swapped:.4f}"),
-        ],
+        checks=[*shared, states[i].checks[0]],
+        badges_shown=False,  # the live control shows them, following the anchor
     )
     st.page_link(
         "pages/softmax.py",

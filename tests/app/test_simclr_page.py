@@ -10,7 +10,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from tests.app.conftest import latex, live_controls, live_states, open_page
+from tests.app.conftest import kept_charts, latex, live_controls, live_states, open_page
 from ui import exercises, i18n, kit
 
 PAGE = "simclr.py"
@@ -37,10 +37,44 @@ def test_similarity_part_shows_the_anchor_loss_and_softmax_link():
     assert not at.exception and not at.error and no_red(at)
     text = latex(at)
     assert "\\ell_{1,1'}" in text and "\\frac{1}{6}" in text
-    at.slider(key="simclr_anchor").set_value(5).run()  # view 2′: its positive is view 2
+    at.session_state["_live_value_simclr_anchor"] = 5  # view 2′: its positive is view 2
+    at.run()
     assert "\\ell_{2',2}" in latex(at) and no_red(at)
+    assert at.query_params["simclr_anchor"] == "5"
     losses = re.findall(r"\\mathcal\{L\} = \\frac\{1\}\{6\}.*= ([\d.]+)", latex(at))
     assert losses and 0 < float(losses[0]) < 10
+
+
+def test_every_anchor_is_sent_with_its_softmax_row_and_loss():
+    """The anchor is a live control (ui.live): each state holds that anchor's bars (the
+    positive apart, no bar for the anchor itself) and its ℓ, which must be torch's
+    cross-entropy of the row of similarities / τ; the bars move (scatter and bar traces on
+    fixed axes), and the matrix's outline and the formula follow once the slider settles."""
+    at = open_page(
+        PAGE,
+        {"simclr_view": "similarity", "simclr_encoder": "untrained", "simclr_n": "4"},
+    )
+    [data] = live_controls(at)
+    assert data["moveTraces"] and data["chartKey"] == "simclr_anchor_chart"
+    states = live_states(at)
+    assert sorted(states) == list(range(1, 9))
+    sim = np.asarray(kept_charts(at)["simclr_similarity_chart"]["figure"]["data"][0]["z"])
+    for value, s in states.items():
+        i, j = value - 1, (value - 1 + 4) % 8
+        traces = dict(s["traces"])
+        assert traces[0]["x"] == [j] and sorted(traces[1]["x"]) == sorted(set(range(8)) - {i, j})
+        assert abs(sum(traces[0]["y"]) + sum(traces[1]["y"]) - 1) < 5e-4
+        logits = torch.tensor(sim[i] / 0.2).masked_fill(torch.arange(8) == i, -math.inf)
+        ell = float(F.cross_entropy(logits[None], torch.tensor([j])))
+        shown = float(re.search(r"ℓ</span> = <b>([0-9.]+)</b>", s["html"])[1])
+        assert shown == pytest.approx(ell, abs=6e-3)  # sim to 3 decimals: logits ± 0.0025
+        assert s["html"].count("live-badge live-ok") == 1 and ' live-bad"' not in s["html"]
+    at.session_state["_live_value_simclr_anchor"] = 7
+    at.run()
+    outline = kept_charts(at)["simclr_similarity_chart"]["figure"]["data"][2]["y"]
+    assert set(outline) == {5.5, 6.5} and "\\ell_{3',3}" in latex(at)
+    bad = open_page(PAGE, {"simclr_view": "similarity", "simclr_anchor": "99"})
+    assert not bad.exception and bad.query_params["simclr_anchor"] == "1"
 
 
 def test_temperature_part_shows_chance_and_bound():

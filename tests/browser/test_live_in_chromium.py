@@ -158,6 +158,7 @@ DRAWN_JS = """(key) => {
         # the step's column of the loss panel and the similarities: two heatmaps repainted
         ("simclr?simclr_view=training", "simclr_step", {"repaint"}),
         ("wallis?wallis_view=integrals", "wallis_N", {"move"}),  # filled curves moved
+        ("simclr?simclr_view=similarity", "simclr_anchor", {"move"}),  # the softmax bars
     ],
 )
 def test_every_step_draws_what_a_fresh_chart_of_that_state_draws(page, server, path, key, by):

@@ -6,6 +6,7 @@ import base64
 import io
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from core import contrastive as ct
@@ -53,24 +54,39 @@ def test_similarity_figure_marks_positives_and_the_anchor():
     z = np.random.default_rng(1).standard_normal((6, 4))
     r = ct.explain_nt_xent(z, 0.5)
     fig = figs.similarity_figure(
-        r.similarity,
-        r.probs[4],
-        4,
-        titles=("s", "p"),
-        axis_titles=("k", "i", "p"),
-        names=("pairs", "pos", "neg"),
-        colorbar_title="sim",
+        r.similarity, 4, title="s", axis_titles=("k", "i"), name="pairs", colorbar_title="sim"
     )
     assert_valid_plotly(fig)
-    assert [t.type for t in fig.data] == ["heatmap", "scatter", "scatter", "bar", "bar"]
+    assert [t.type for t in fig.data] == ["heatmap", "scatter", "scatter"]
     np.testing.assert_allclose(fig.data[0].z, np.round(r.similarity, 3))
     assert list(fig.data[1].x) == [3, 4, 5, 0, 1, 2]  # the positive of each row
     assert set(fig.data[2].y) == {3.5, 4.5}  # anchor row 4 outlined
-    assert list(fig.data[3].x) == [1]  # anchor 4 (view 2′) → positive view 2 (index 1)
-    assert sorted([*fig.data[3].x, *fig.data[4].x]) == [0, 1, 2, 3, 5]
-    total = sum(fig.data[3].y) + sum(fig.data[4].y)
-    assert abs(total - 1) < 1e-3
-    assert fig.layout.xaxis.title.text == "k" and fig.layout.yaxis2.title.text == "p"
+    assert fig.layout.xaxis.title.text == "k" and fig.layout.yaxis.title.text == "i"
+
+
+@pytest.mark.parametrize("anchor", range(6))
+def test_anchor_figure_is_the_anchors_softmax_and_its_traces_move(anchor):
+    """The bars of anchor i: its positive (i + N mod 2N) apart, every other view but i
+    itself, summing to 1; :func:`anchor_traces` is exactly what the figure draws of it, on
+    axes that no anchor's bars can move (a live step moves them: ``ui.live``)."""
+    z = np.random.default_rng(1).standard_normal((6, 4))
+    r = ct.explain_nt_xent(z, 0.5)
+    fig = figs.anchor_figure(
+        r.probs[anchor], anchor, title="p", axis_titles=("k", "p"), names=("pos", "neg")
+    )
+    assert_valid_plotly(fig)
+    assert [t.type for t in fig.data] == ["bar", "bar"]
+    assert list(fig.data[0].x) == [(anchor + 3) % 6]
+    assert sorted([*fig.data[0].x, *fig.data[1].x]) == sorted(set(range(6)) - {anchor})
+    assert abs(sum(fig.data[0].y) + sum(fig.data[1].y) - 1) < 1e-3
+    traces = figs.anchor_traces(r.probs[anchor], anchor)
+    for i, props in traces.items():
+        assert set(props) == {"x", "y"}
+        assert list(fig.data[i].x) == props["x"] and list(fig.data[i].y) == props["y"]
+    assert tuple(fig.layout.xaxis.range) == (-0.6, 5.6) and tuple(fig.layout.yaxis.range) == (
+        0,
+        1.05,
+    )
 
 
 def test_temperature_figure_data():
