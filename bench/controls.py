@@ -120,13 +120,19 @@ def _wait_quiet(page: Page, quiet_ms: int = CALIBRATE_QUIET_MS) -> None:
     )
 
 
-def watched_element(before: dict, after: dict, *, text_only: bool = False) -> str | None:
+def watched_element(
+    before: dict, after: dict, *, text_only: bool = False, own: str | None = None
+) -> str | None:
     """What a press changed: the first chart (page order) whose content differs, else ``#i``
     for the first main-area element whose text differs; ``None`` if nothing changed.
 
     ``text_only`` skips the charts (the view picker: each view has charts of its own, so no
-    chart key survives the next step).
+    chart key survives the next step). ``own``: the live control's own chart, watched if it
+    changed. The browser redraws it; what follows the control once it settles (a chart above
+    it whose mark follows, the formula) comes from a rerun after the settle (``ui.live``).
     """
+    if own in after["charts"] and before["charts"].get(own) != after["charts"][own]:
+        return own
     if not text_only:
         for key, digest in after["charts"].items():
             if before["charts"].get(key) != digest:
@@ -136,6 +142,14 @@ def watched_element(before: dict, after: dict, *, text_only: bool = False) -> st
         if x != y:
             return f"#{i}"
     return f"#{min(len(a), len(b))}" if len(a) != len(b) else None
+
+
+# the key of the chart inside a live control's element (``ui.live``: ``st-key-<chart key>``)
+OWN_CHART_JS = """k => {
+  const plot = document.querySelector(`.st-key-${CSS.escape(k)} .js-plotly-plot`);
+  const box = plot && plot.closest('[class*="st-key-"]');
+  return box ? [...box.classList].find((c) => c.startsWith('st-key-')).slice(7) : null;
+}"""
 
 
 def _snapshot(page: Page) -> dict:
@@ -152,7 +166,10 @@ def calibrate(probe: lat.Probe, control: Control) -> str | None:
     page.keyboard.press(probe._next_key(state))
     _wait_quiet(page)
     page.evaluate("() => window.__latency.collect()")
-    return watched_element(before, _snapshot(page), text_only=control.key.endswith("_view"))
+    own = page.evaluate(OWN_CHART_JS, control.key) if control.kind == "live" else None
+    return watched_element(
+        before, _snapshot(page), text_only=control.key.endswith("_view"), own=own
+    )
 
 
 def _open(browser: Browser, url: str, concept: Concept) -> lat.Probe:

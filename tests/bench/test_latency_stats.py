@@ -53,6 +53,18 @@ def test_watched_element_is_the_first_chart_that_changed():
     assert watched_element(before, after) == "b"
 
 
+def test_a_live_control_watches_its_own_chart():
+    """SimCLR's anchor: the matrix above its live chart takes the anchor's outline once the
+    slider settles (a rerun); the chart the browser redraws at the press is the control's."""
+    before = _snap({"matrix": "1", "bars": "1"}, ["x"])
+    after = _snap({"matrix": "2", "bars": "2"}, ["y"])
+    assert watched_element(before, after) == "matrix"
+    assert watched_element(before, after, own="bars") == "bars"
+    unchanged = _snap({"matrix": "2", "bars": "1"}, ["y"])  # not its own: the first that did
+    assert watched_element(before, unchanged, own="bars") == "matrix"
+    assert watched_element(before, after, own="gone") == "matrix"
+
+
 def test_watched_element_falls_back_to_the_first_changed_text():
     before = _snap({"a": "1"}, ["", "formula 1", "table"])
     after = _snap({"a": "1"}, ["", "formula 2", "table 2"])
