@@ -6,6 +6,7 @@ import numpy as np
 
 from core import cayley_hamilton as ch
 from figures import cayley_hamilton as figs
+from tests.figures.validation import assert_valid_plotly
 
 
 def fig_for(A, k):
@@ -17,6 +18,7 @@ def fig_for(A, k):
 def test_powers_figure_shows_eigenvalues_and_signed_log_coefficients():
     A = ch.parse_matrix("0 -1; 1 0")  # eigenvalues ±i
     fig, r = fig_for(A, 3)
+    assert_valid_plotly(fig)  # built as plain dicts (figures.style.figure): Plotly validates
     assert [tr.type for tr in fig.data] == ["scatter", "bar"]
     np.testing.assert_allclose(sorted(fig.data[0].y), [-1, 1])
     np.testing.assert_allclose(fig.data[0].x, [0, 0], atol=1e-12)
