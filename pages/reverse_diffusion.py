@@ -157,8 +157,6 @@ def sampler_controls(s: dif.Schedule, widgets: bool) -> tuple[str, int, float, s
         if sampler == "ddpm" and widgets:
             st.caption(page.tr("ddpm_all_steps", T=s.num_steps))
     with c:
-        # η is DDIM's; Euler and Heun show it greyed out (they take η = 0): the slider stays
-        # on the page, so switching between them redraws it rather than building it anew
         eta = (
             page.slider(
                 "eta",
@@ -166,14 +164,13 @@ def sampler_controls(s: dif.Schedule, widgets: bool) -> tuple[str, int, float, s
                 cr.ETAS[-1],
                 0.0,
                 step=0.1,
-                help=page.tr("eta_help" if sampler == "ddim" else "eta_off_help"),
-                disabled=sampler != "ddim",
+                help=page.tr("eta_help"),
                 widget=widgets,
             )
-            if sampler != "ddpm"
+            if sampler == "ddim"
             else 0.0
         )
-        eta = round(eta, 1) if sampler == "ddim" else 0.0  # 0.30000000000000004 is 0.3
+        eta = round(eta, 1)  # a slider's 0.30000000000000004 is the 0.3 the warm-up ran
         variance = (
             page.choice("variance", ("posterior", "beta"), "posterior", widget=widgets)
             if sampler == "ddpm"

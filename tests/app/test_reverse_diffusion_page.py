@@ -238,27 +238,6 @@ def test_the_scrub_shows_the_run_of_every_setting_when_it_comes_from_the_cache()
     assert np.array_equal(seen[0], seen[-1])
 
 
-@pytest.mark.parametrize("sampler", ["euler", "heun"])
-def test_the_odes_grey_out_eta_and_take_none(sampler):
-    """Euler and Heun show DDIM's η greyed out (kept on the page: switching from DDIM does
-    not build the slider anew) and sample with η = 0 whatever it was set to."""
-    from core import denoiser as dn
-    from ui import cache_reverse as cr
-
-    at = open_page(PAGE, {f"{C}_sampler": sampler, f"{C}_eta": "0.5"})
-    ok(at)
-    eta = at.slider(key=f"{C}_eta")
-    assert eta.disabled and eta.value == 0.5 and "η = 0" in eta.help
-    spec = dn.TrainSpec()
-    run = cr.exact_run(spec, sampler, cr.DEFAULT_STEPS, 0.0, "posterior")
-    assert np.allclose(_scrub_particles(at)["exact"], run.clouds[-1], atol=0.006)
-    at.radio(key=f"{C}_sampler").set_value("ddim").run()
-    ok(at)
-    assert not at.slider(key=f"{C}_eta").disabled  # DDIM moves it again, at the student's 0.5
-    noisy = cr.exact_run(spec, "ddim", cr.DEFAULT_STEPS, 0.5, "posterior")
-    assert np.allclose(_scrub_particles(at)["exact"], noisy.clouds[-1], atol=0.006)
-
-
 def test_fewer_steps_jump_further_and_stay_deterministic():
     at = open_page(PAGE)
     at.select_slider(key=f"{C}_steps").set_value(10).run()
