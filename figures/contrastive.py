@@ -525,7 +525,6 @@ def training_figure(
     steps = len(losses)
     two_n = before.shape[0]
     N = two_n // 2
-    labels = view_labels(N)
     lay = layout(
         title="",
         x=x_title,
@@ -535,17 +534,7 @@ def training_figure(
     )
     top = float(max(np.max(losses), np.max(fixed_losses), chance)) * 1.08
     lay["yaxis"]["range"] = [0, top]
-    axis = {
-        "showgrid": False,
-        "zeroline": False,
-        "showline": False,
-        "ticks": "",
-        "tickmode": "array",
-        "tickvals": list(range(two_n)),
-        "ticktext": labels,
-        "tickfont": {"size": 10},
-        "range": [-0.5, two_n - 0.5],
-    }
+    axis = {**_view_axis(two_n), "tickfont": {"size": 10}, "range": [-0.5, two_n - 0.5]}
     lay["xaxis2"] = {**axis, "domain": [0.44, 0.68], "anchor": "y2"}
     lay["yaxis2"] = {**axis, "anchor": "x2", "range": [two_n - 0.5, -0.5], "scaleanchor": "x2"}
     lay["xaxis3"] = {**axis, "domain": [0.74, 0.98], "anchor": "y3"}
