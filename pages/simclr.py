@@ -15,6 +15,7 @@ from ui.train_button import Progress, train_on_press
 TAUS = sorted({float(f"{x:.2g}") for x in np.geomspace(0.01, 10, 31)} | {0.2, 0.3, 0.5})
 TRAIN_TAUS = [0.1, 0.2, 0.5, 1.0]
 STEPS, TRAINED, DEFAULT = cache.STEPS, cache.TRAINED, cache.DEFAULT
+Batch = tuple[int, float, float, int]  # N, colour strength s, smallest crop area, seed
 STEP_OPTIONS = list(range(STEPS + 1))  # the step slider's stops (0: before training)
 
 page = kit.Page(
@@ -31,7 +32,7 @@ page = kit.Page(
 )
 
 
-def the_batch() -> tuple[int, float, float, int]:
+def the_batch() -> Batch:
     """N, colour strength s, smallest crop area and seed (outside the live parts)."""
     a, b, c, d = st.columns(4)
     with a:
@@ -102,35 +103,36 @@ def encoder(widget: bool) -> str:
     )
 
 
-def trained_or_offer(batch: tuple[int, float, float, int]) -> tuple[object, bool]:
-    """The trained run of these settings, and whether the pick of encoder is drawn here.
-
-    The pick is a radio in the part's fragment: a pick reruns the fragment only, and the
-    chart is redrawn in place. Where the trained encoder is picked and these settings have
-    no run, the pick is drawn here instead, above the "Train" button (``trained_run``): a
-    button first drawn in a fragment's rerun would show empty (Streamlit 1.67,
-    ``kit.Page.run``). Returns ``(None, True)`` while the button waits.
-    """
+def trained_or_offer(batch: Batch) -> tuple[object, bool]:
+    """The trained run of these settings (``None``: none yet), and whether the page offers
+    its training below the part (the trained encoder is picked and not trained)."""
     key = (*batch, *TRAINED)
     if key == cache.DEFAULT_KEY:
         return trained_run(key), False
     run = cache.cached_run(key)
-    if run is not None or encoder(widget=False) == "untrained":
-        return run, False
-    encoder(widget=True)
-    return trained_run(key), True
+    return run, run is None and encoder(widget=False) == "trained"
 
 
-def embeddings(batch: tuple[int, float, float, int], run: object, drawn: bool) -> np.ndarray:
-    """z of the fixed views by the encoder picked (the radio, here unless ``drawn`` above).
-    The trained one without a run (picked in the fragment's rerun) reruns the page, which
-    offers the training (:func:`trained_or_offer`)."""
-    picked = encoder(widget=not drawn)
+def offer_training(batch: Batch) -> None:
+    """The "Train" button, below the part (``trained_run``); once trained, the page runs
+    again and the part shows the trained network."""
+    if trained_run((*batch, *TRAINED)) is not None:
+        st.rerun()
+
+
+def embeddings(batch: Batch, run: object, offered: bool) -> np.ndarray | None:
+    """z of the fixed views by the encoder picked here, the part's first control (a pick
+    reruns the part only; the chart is redrawn in place); ``None``: the trained one, not
+    trained yet (the button below offers it). A pick that changes whether the button is
+    needed reruns the page: the part's sliders and the button are drawn in a full run only,
+    as a widget first drawn in a fragment's rerun shows empty (Streamlit 1.67,
+    ``kit.Page.run``)."""
+    picked = encoder(widget=True)
+    if (picked == "trained" and run is None) != offered:
+        st.rerun(scope="app")
     if picked == "untrained":
         return cache.untrained_embeddings(*batch)
-    if run is None:
-        st.rerun(scope="app")
-    return run.z_after  # type: ignore[attr-defined]
+    return None if run is None else run.z_after  # type: ignore[attr-defined]
 
 
 @page.view("views")
@@ -194,16 +196,19 @@ def _describe(aug: ct.Augmentation) -> dict[str, str]:
 @page.view("similarity")
 def similarity() -> None:
     batch = the_batch()
-    run, drawn = trained_or_offer(batch)
-    if run is not None or not drawn:
-        similarity_view(batch, run, drawn)
+    run, offered = trained_or_offer(batch)
+    similarity_view(batch, run, offered)
+    if offered:
+        offer_training(batch)
 
 
 @kit.fragment
-def similarity_view(batch: tuple[int, float, float, int], run: object, drawn: bool) -> None:
+def similarity_view(batch: Batch, run: object, offered: bool) -> None:
     """The encoder, τ and the anchor: the similarity matrix, one anchor's softmax row and its
     loss."""
-    z, n = embeddings(batch, run, drawn), batch[0]
+    z, n = embeddings(batch, run, offered), batch[0]
+    if z is None:
+        return
     a, b = st.columns(2)
     with a:
         tau = page.select_slider("tau", TAUS, 0.2)
@@ -285,15 +290,18 @@ def similarity_view(batch: tuple[int, float, float, int], run: object, drawn: bo
 @page.view("temperature")
 def temperature() -> None:
     batch = the_batch()
-    run, drawn = trained_or_offer(batch)
-    if run is not None or not drawn:
-        temperature_view(batch, run, drawn)
+    run, offered = trained_or_offer(batch)
+    temperature_view(batch, run, offered)
+    if offered:
+        offer_training(batch)
 
 
 @kit.fragment
-def temperature_view(batch: tuple[int, float, float, int], run: object, drawn: bool) -> None:
+def temperature_view(batch: Batch, run: object, offered: bool) -> None:
     """The encoder and τ: the loss against τ and against the batch size N at this τ."""
-    z, n = embeddings(batch, run, drawn), batch[0]
+    z, n = embeddings(batch, run, offered), batch[0]
+    if z is None:
+        return
     tau = page.select_slider("tau", TAUS, 0.2)
     table = cache.temperature_table(z, tuple(TAUS))  # (N − 1, τ) for N′ = 2 … N
     ns = list(range(2, n + 1))
