@@ -238,6 +238,7 @@ def chain_view(x0: np.ndarray, eps: np.ndarray, s: dif.Schedule, seed: int) -> N
             names=("√ᾱₛ", "1 − ᾱₛ", page.tr("chain_slope"), page.tr("chain_var")),
         ),
         "chain_chart",
+        kept=True,
     )
     a_prev = 1.0 if step == 1 else float(s.alpha_bars[step - 2])
     alpha, beta = float(s.alphas[step - 1]), float(s.betas[step - 1])

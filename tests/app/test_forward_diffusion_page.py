@@ -80,6 +80,10 @@ def test_the_chain_matches_the_closed_form_with_green_badges(kind, T, t):
     assert not at.exception and not at.error
     assert badges_green(at), latex(at)
     assert f"t = {t}:" in latex(at)
+    # a kept chart (redrawn in place on a T or t step): both pictures, the line at this t
+    chain = kept_charts(at)[f"{C}_chain_chart"]["figure"]["data"]
+    assert [d["type"] for d in chain[:2]] == ["image", "image"]
+    assert chain[-1]["x"] == [int(t), int(t)]
 
 
 def test_moving_the_probe_changes_the_numbers_and_the_link():
