@@ -254,6 +254,7 @@ def timing() -> None:
             y_title=page.tr("seconds"),
         ),
         "time_chart",
+        kept=True,
     )
     page.formula(
         "time",

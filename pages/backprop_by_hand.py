@@ -81,6 +81,7 @@ def forward(seed: int) -> None:
             signed=[n != "A" for n in names],
         ),
         "forward_chart",
+        kept=True,
     )
     rows = float(np.abs(c.A.sum(-1) - 1).max())
     mean = float(np.abs(c.xhat2.mean(-1)).max())
@@ -131,6 +132,7 @@ def gradients(seed: int) -> None:
             error_hover=page.tr("hover_log"),
         ),
         "gradient_chart",
+        kept=True,
     )
     e_auto, e_fd = bp.max_relative_error(hand, auto), bp.max_relative_error(hand, fd)
     checks = [
@@ -179,6 +181,7 @@ def jacobian(seed: int) -> None:
             hover=page.tr("hover_cell"),
         ),
         "jacobian_chart",
+        kept=True,
     )
     e_auto, e_course = bp.max_relative_error(exact, auto), bp.max_relative_error(diag, auto)
     page.formula(
@@ -223,6 +226,7 @@ def layernorm(seed: int) -> None:
             y_title=page.tr("value"),
         ),
         "layernorm_chart",
+        kept=True,
     )
     err = bp.max_relative_error(du, auto)
     total = float(abs(du.sum()))
@@ -304,6 +308,7 @@ def training_view(mine: bp.TrainRun, theirs: bp.TrainRun, lr: float) -> None:
             hover=page.tr("hover_cell"),
         ),
         "training_chart",
+        kept=True,
     )
     gap = float(np.abs(mine.losses - theirs.losses).max())
     maps = float(np.abs(mine.attention - theirs.attention).max())

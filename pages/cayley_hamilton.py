@@ -123,6 +123,7 @@ def powers_view(A: sympy.Matrix) -> None:
             names=(page.tr("eigen_name"), page.tr("coef_name")),
         ),
         "chart",
+        kept=True,
     )
     rem = sympy.Poly(list(reversed(r)), ch.t).as_expr() if any(r) else 0
     page.formula(

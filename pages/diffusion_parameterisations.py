@@ -156,6 +156,7 @@ def weights_live(s: snr.Schedule, seed: int) -> None:
             measured_name=page.tr("measured"),
         ),
         "weights_chart",
+        kept=True,
     )
     closed = snr.target_weights(a)
     gap = max(abs(ratio[p] - w[p]) / max(w[p], 1e-300) for p in PREDICTIONS if w[p] > 0)
@@ -211,6 +212,7 @@ def schedules_live(name: str) -> None:
     page.chart(
         figs.snr_figure(curves, title=page.tr("snr_title"), x_title="t/T", y_title="log SNR(t)"),
         "snr_chart",
+        kept=True,
     )
     lead = np.abs(snr.log_snr(shifted) - snr.log_snr(base[name]) + 2 * math.log(res / 64)).max()
     ends = {f"aT_{n}": tex.sci(s.alpha_bars[-1], 3) for n, s in base.items()}

@@ -152,7 +152,7 @@ def parts(x0: np.ndarray, eps: np.ndarray, T: int, seed: int) -> None:
     with cols[2]:
         channel = page.choice("channel", CHANNELS, "R", format_func=str)
     with cols[3]:
-        page.chart(figs.pixel_locator_figure(x0, (row, col)), "locator_chart")
+        page.chart(figs.pixel_locator_figure(x0, (row, col)), "locator_chart", kept=True)
     pixel_view(float(x0[row, col, CHANNELS.index(channel)]), s, seed, (row, col, channel))
 
 

@@ -397,6 +397,7 @@ def quality() -> None:
             floor_name=page.tr("floor"),
         ),
         "quality_chart",
+        kept=True,
     )
     if "exact" in q:  # another seed or mixture off the shipped table costs 0.25 s
         prefetch.ahead(
@@ -436,7 +437,7 @@ def training() -> None:
     trained = learned(spec)
     if trained is None:
         return
-    page.chart(loss_chart(trained.losses), "loss_chart")
+    page.chart(loss_chart(trained.losses), "loss_chart", kept=True)
     st.caption(
         page.tr("trained_in", s=f"{trained.seconds:.1f}") if trained.seconds else page.tr("shipped")
     )

@@ -301,11 +301,11 @@ def test_training_a_new_setting_trains_once_and_then_is_cached():
     ok(at)
     at.button(key=f"{C}_train").click().run()
     ok(at)
-    assert at.get("plotly_chart"), "the loss curve after training"
+    assert "reverse_diffusion_loss_chart" in chart_specs(at), "the loss curve after training"
     assert ":green-badge[✓ the loss falls]" in latex(at)
     again = open_page(PAGE, query)  # another session: the cache has it
     ok(again)
-    assert again.get("plotly_chart") and latex(again)
+    assert "reverse_diffusion_loss_chart" in chart_specs(again) and latex(again)
     for view in ("sampling", "field", "quality"):  # only the learned denoiser: no exact ε*
         shown = open_page(PAGE, {**query, f"{C}_view": view})
         ok(shown)
