@@ -80,11 +80,20 @@ def shared_controls(
     return side, seed, float(sharpness), g.Settings(**values)  # type: ignore[arg-type]
 
 
+def maps_controls(widgets: bool) -> tuple[str, int, int, float, g.Settings]:
+    """The method, the input and the method's settings: drawn (``widgets``) or only read."""
+    method = page.selectbox("method", METHODS, "swin", widget=widgets)
+    return method, *shared_controls((method,), widgets=widgets)
+
+
 @page.view("maps")
 def maps() -> None:
-    method = page.selectbox("method", METHODS, "swin")
-    side, seed, sharpness, settings = shared_controls((method,))
-    query_maps(side, seed, sharpness, settings, method)
+    """One query's maps. The method, the input and its settings are read first and drawn
+    above the maps after them (``kit.controls_after_the_chart``): a switch to this view sent
+    them, five sliders among them, in the maps' pass, and the browser built them all before
+    it drew anything (bench/controls_report.md, round 28)."""
+    with kit.controls_after_the_chart(maps_controls) as (method, side, seed, sharpness, settings):
+        query_maps(side, seed, sharpness, settings, method)
     inputs_ahead("maps", side, seed, sharpness, maps_work, settings, method)
 
 
