@@ -100,8 +100,10 @@ def test_the_warm_up_computes_what_the_default_views_then_find_in_the_cache():
         at = open_page("attention_gallery.py", {"attention_gallery_view": "compare", **query})
         assert not at.exception and not at.error, query
     for name in ("sunset", "shapes", "checker", "scene"):  # every sample image's scrub
-        at = open_page("forward_diffusion.py", {"forward_diffusion_image": name})
-        assert not at.exception and not at.error, name
+        for T in (None, "50", "2000"):  # at the default T and at the ends of its stops
+            query = {"forward_diffusion_image": name} | ({"forward_diffusion_T": T} if T else {})
+            at = open_page("forward_diffusion.py", query)
+            assert not at.exception and not at.error, query
     for P in ("4", "8", "16", "32"):  # the Vision Transformer's two views at every P
         for view, key in (("patches", "P"), ("attention", "attention_P")):
             query = {"vision_transformer_view": view, f"vision_transformer_{key}": P}
