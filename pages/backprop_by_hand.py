@@ -245,18 +245,27 @@ def layernorm(seed: int) -> None:
     )
 
 
+def training_controls(widgets: bool) -> tuple[str, float, int]:
+    """The task, the learning rate and the seed: drawn (``widgets``) or only read."""
+    a_, b_, c_ = kit.columns(3, widgets)
+    with a_:
+        task = page.choice("task", bp.TASKS, DEFAULT[0], widget=widgets)
+    with b_:
+        lr = page.select_slider("lr", RATES, DEFAULT[1], widget=widgets)
+    with c_:
+        seed = page.seed(DEFAULT[2], widget=widgets)
+    return task, lr, seed
+
+
 @page.view("training")
 def training() -> None:
-    a_, b_, c_ = st.columns(3)
-    with a_:
-        task = page.choice("task", bp.TASKS, DEFAULT[0])
-    with b_:
-        lr = page.select_slider("lr", RATES, DEFAULT[1])
-    with c_:
-        seed = page.seed(DEFAULT[2])
-    runs = training_runs(task, lr, seed)
-    if runs is not None:
-        training_view(*runs, lr)
+    """The settings are read first and drawn above the chart after it
+    (``kit.controls_after_the_chart``): a switch to this view sent them in the chart's pass
+    (record run 19: the switches to and from it were the view picker's slowest)."""
+    with kit.controls_after_the_chart(training_controls) as (task, lr, seed):
+        runs = training_runs(task, lr, seed)
+        if runs is not None:
+            training_view(*runs, lr)
 
 
 def training_runs(task: str, lr: float, seed: int) -> cb.Runs | None:

@@ -41,19 +41,26 @@ page = kit.Page(
 )
 
 
-def schedule_controls(default: str = "linear", key: str = "schedule") -> snr.Schedule:
-    """The schedule picker and the zero-terminal-SNR switch (a full rerun: they change rarely)."""
-    left, right = st.columns([3, 2])
+def schedule_controls(widgets: bool = True) -> tuple[str, bool]:
+    """The schedule picker and the zero-terminal-SNR switch (a full rerun: they change
+    rarely): drawn (``widgets``) or only read.
+
+    Every view reads its controls first and draws them above its chart after it
+    (``kit.controls_after_the_chart``): a switch to a view sent them in the chart's pass,
+    and the browser built them all before it drew anything (bench/controls_report.md,
+    round 28: the attention gallery's maps view)."""
+    left, right = kit.columns([3, 2], widgets)
     with left:
-        name = page.selectbox("schedule", NAMES, default, key=page.key(key))
+        name = page.selectbox("schedule", NAMES, "linear", widget=widgets)
     with right:
-        zero = page.toggle("zero_snr", False)
-    return snr.named_schedule(name, T, zero)
+        zero = page.toggle("zero_snr", False, widget=widgets)
+    return name, zero
 
 
 @page.view("predictions")
 def predictions() -> None:
-    predictions_live(schedule_controls())
+    with kit.controls_after_the_chart(schedule_controls) as (name, zero):
+        predictions_live(snr.named_schedule(name, T, zero))
 
 
 @kit.fragment
@@ -121,14 +128,19 @@ def predictions_live(s: snr.Schedule) -> None:
     )
 
 
+def weights_controls(widgets: bool) -> tuple[str, bool, int]:
+    cols = kit.columns([5, 1], widgets)
+    with cols[0]:
+        name, zero = schedule_controls(widgets)
+    with cols[1]:
+        seed = page.seed(widget=widgets)
+    return name, zero, seed
+
+
 @page.view("weights")
 def weights() -> None:
-    cols = st.columns([5, 1])
-    with cols[0]:
-        s = schedule_controls()
-    with cols[1]:
-        seed = page.seed()
-    weights_live(s, seed)
+    with kit.controls_after_the_chart(weights_controls) as (name, zero, seed):
+        weights_live(snr.named_schedule(name, T, zero), seed)
     page.derivation("weights_derivation")
 
 
@@ -186,10 +198,15 @@ def weights_live(s: snr.Schedule, seed: int) -> None:
     )
 
 
+def variant_control(widgets: bool) -> str:
+    key = page.key("schedule_variant")
+    return page.selectbox("schedule", NAMES, "stable_diffusion", key=key, widget=widgets)
+
+
 @page.view("schedules")
 def schedules() -> None:
-    name = page.selectbox("schedule", NAMES, "stable_diffusion", key=page.key("schedule_variant"))
-    schedules_live(name)
+    with kit.controls_after_the_chart(variant_control) as name:
+        schedules_live(name)
 
 
 @kit.fragment
@@ -234,16 +251,22 @@ def schedules_live(name: str) -> None:
     )
 
 
+def leak_controls(widgets: bool) -> tuple[str, str, int]:
+    cols = kit.columns([2, 3, 1], widgets)
+    with cols[0]:
+        image = page.selectbox("image", IMAGES, "sunset", widget=widgets)
+    with cols[1]:
+        key = page.key("leak_schedule")
+        name = page.selectbox("schedule", NAMES, "stable_diffusion", key=key, widget=widgets)
+    with cols[2]:
+        seed = page.seed(widget=widgets)
+    return image, name, seed
+
+
 @page.view("leak")
 def leak() -> None:
-    cols = st.columns([2, 3, 1])
-    with cols[0]:
-        image = page.selectbox("image", IMAGES, "sunset")
-    with cols[1]:
-        name = page.selectbox("schedule", NAMES, "stable_diffusion", key=page.key("leak_schedule"))
-    with cols[2]:
-        seed = page.seed()
-    leak_live(cache.sample_image(image, SIDE), name, seed)
+    with kit.controls_after_the_chart(leak_controls) as (image, name, seed):
+        leak_live(cache.sample_image(image, SIDE), name, seed)
 
 
 @kit.fragment
