@@ -103,12 +103,34 @@ def theorem_part(A: sympy.Matrix) -> None:
     powers_view(A)
 
 
+def power_control(widgets: bool) -> int:
+    return page.slider("k", 0, 60, 5, widget=widgets)
+
+
 @kit.fragment
 def powers_view(A: sympy.Matrix) -> None:
-    """The power slider: A^k from the remainder t^k mod F_A(t) (reruns alone)."""
-    k = page.slider("k", 0, 60, 5)
+    """The power slider: A^k from the remainder t^k mod F_A(t) (reruns alone). The slider is
+    read first and drawn above the chart after it (``kit.controls_after_the_chart``): a switch
+    to this view built it, and laid the whole new view out to measure it, in the pass of
+    the theorem's formula (bench/controls_report.md, round 28)."""
+    with kit.controls_after_the_chart(power_control) as k:
+        r, A_k = ch.power_by_reduction(A, k)
+        powers_chart(A, r)
     n = A.shape[0]
-    r, A_k = ch.power_by_reduction(A, k)
+    rem = sympy.Poly(list(reversed(r)), ch.t).as_expr() if any(r) else 0
+    page.formula(
+        "powers",
+        k=k,
+        remainder=sympy.latex(rem),
+        A_k=mat(A_k),
+        checks=[
+            kit.Check(page.tr("check_power"), A_k == A**k),
+            kit.Check(page.tr("check_degree"), len(r) <= n),
+        ],
+    )
+
+
+def powers_chart(A: sympy.Matrix, r: list) -> None:
     page.chart(
         figs.powers_figure(
             np.linalg.eigvals(ch.to_float(A)),
@@ -124,17 +146,6 @@ def powers_view(A: sympy.Matrix) -> None:
         ),
         "chart",
         kept=True,
-    )
-    rem = sympy.Poly(list(reversed(r)), ch.t).as_expr() if any(r) else 0
-    page.formula(
-        "powers",
-        k=k,
-        remainder=sympy.latex(rem),
-        A_k=mat(A_k),
-        checks=[
-            kit.Check(page.tr("check_power"), A_k == A**k),
-            kit.Check(page.tr("check_degree"), len(r) <= n),
-        ],
     )
 
 
