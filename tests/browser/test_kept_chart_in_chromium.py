@@ -324,3 +324,48 @@ def test_the_field_swaps_its_pictures_to_a_new_t_and_they_hide_with_their_legend
         "(sel) => document.querySelector(sel).querySelectorAll('image').length === 6", arg=FIELD
     )
     assert sorted(page.evaluate(DOTS_JS, FIELD)["hrefs"]) == sorted(after["sent"])
+
+
+# Frames counted from now; the frame count when each live element is built and when Plotly's
+# newPlot is called.
+FIRST_DRAW_JS = """() => {
+  window.__frames = 0;
+  const tick = () => { window.__frames += 1; requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+  window.__built = [];
+  new MutationObserver((records) => {
+    for (const record of records) {
+      for (const node of record.addedNodes) {
+        if (node.nodeType === 1 && node.matches('.adlab-live, :has(.adlab-live)')) {
+          window.__built.push(window.__frames);
+        }
+      }
+    }
+  }).observe(document.body, { childList: true, subtree: true });
+  window.__newPlots = [];
+  const newPlot = window.Plotly.newPlot;
+  window.Plotly.newPlot = function (...args) {
+    window.__newPlots.push(window.__frames);
+    return newPlot.apply(this, args);
+  };
+}"""
+
+
+def test_a_new_chart_is_drawn_after_the_browser_painted_what_came_with_it(page: Page, server):
+    """A view switch: the new view's kept chart is built, the browser paints (the text came
+    with it), and only then does Plotly draw the chart (its newPlot held that frame back)."""
+    page.goto(f"{server.url}/cayley_hamilton")
+    wait_for_app(page)
+    chart = ".st-key-cayley_hamilton_chart .js-plotly-plot .main-svg"
+    page.wait_for_selector(chart)
+    views = page.locator(".st-key-cayley_hamilton_view label:has(input[type='radio'])")
+    views.nth(1).click()  # the 2×2 identity: no chart
+    expect(page.locator(chart)).to_have_count(0)
+    wait_for_app(page)
+    page.evaluate(FIRST_DRAW_JS)
+    views.nth(0).click()  # back to the theorem: its chart is built anew
+    page.wait_for_selector(chart)
+    wait_for_app(page)
+    built, plots = page.evaluate("() => [window.__built, window.__newPlots]")
+    assert built and plots, (built, plots)
+    assert plots[0] > built[0], (built, plots)  # at least one frame between them

@@ -25,6 +25,10 @@ function loadPlotly() {
   return plotlyLoading;
 }
 
+// resolves in the task after the next frame: the browser has painted what is on the page
+const afterNextPaint = () =>
+  new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+
 let counter = 0;
 const MOVE = { mode: 'immediate', transition: { duration: 0 }, frame: { duration: 0, redraw: false } };
 
@@ -175,6 +179,13 @@ class Live {
     this.index = null;
     const Plotly = await loadPlotly();
     if (this.digest !== data.digest) return; // a newer payload arrived while loading
+    if (!this.reactNext) {
+      // a chart's first drawing (a new view or part) waits for the browser to paint what
+      // came with it: Plotly.newPlot of the reverse scrub held the frame of a view switch's
+      // text back to 120-181 ms (bench/controls_report.md, round 28)
+      await afterNextPaint();
+      if (this.digest !== data.digest) return; // a newer payload arrived meanwhile
+    }
     this.Plotly = Plotly;
     this.show(index);
   }
