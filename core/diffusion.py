@@ -18,6 +18,7 @@ Shape legend: T steps; x0, x_t, noise arrays of any shape (a batch B first when 
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -465,19 +466,138 @@ def run_chain(
     """
     x0 = np.asarray(x0, dtype=np.float64)
     step = int(_check_t(t, schedule))
-    points = integer(points, "points", 2)
-    norm = float(np.sum(x0 * x0))
-    if not norm > 0:
-        raise ValueError("x0 is all zero: the chain's slope Σ x_s x_0 / Σ x_0² needs some signal")
-    keep = set(np.unique(np.round(np.linspace(1, step, min(step, points))).astype(int)).tolist())
+    keep = set(_measured_steps(step, points).tolist())
+    norm = _chain_norm(x0)
     x, rows = x0, []
     for s in range(1, step + 1):
         x = q_step(x, s, schedule, rng.standard_normal(x0.shape))
         if s in keep:
-            residual = x - math.sqrt(schedule.alpha_bars[s - 1]) * x0
-            rows.append((s, float(np.sum(x * x0)) / norm, float(np.mean(residual**2))))
+            rows.append((s, *_chain_moments(x, x0, norm, s, schedule)))
     s_axis, slope, var = (np.array(col) for col in zip(*rows, strict=True))
     return ChainRun(x, s_axis.astype(np.int64), slope, var)
+
+
+def _measured_steps(t: int, points: int) -> NDArray[np.int64]:
+    """The ≤ ``points`` evenly spaced steps 1..t where :func:`run_chain` measures."""
+    points = integer(points, "points", 2)
+    return np.unique(np.round(np.linspace(1, t, min(t, points))).astype(int))
+
+
+def _chain_norm(x0: Array) -> float:
+    norm = float(np.sum(x0 * x0))
+    if not norm > 0:
+        raise ValueError("x0 is all zero: the chain's slope Σ x_s x_0 / Σ x_0² needs some signal")
+    return norm
+
+
+def _chain_moments(
+    x: Array, x0: Array, norm: float, s: int, schedule: Schedule
+) -> tuple[float, float]:
+    """x_s's slope Σ x_s x_0 / Σ x_0² and residual variance mean((x_s − √ᾱ_s x_0)²)."""
+    residual = x - math.sqrt(schedule.alpha_bars[s - 1]) * x0
+    return float(np.sum(x * x0)) / norm, float(np.mean(residual**2))
+
+
+CHAIN_EVERY = 50  # a ChainTrace keeps x_s every this many links
+
+
+@dataclass(frozen=True, eq=False)
+class ChainTrace:
+    """The chain of :func:`run_chain`, run as far as it was asked and kept: its moments at
+    every step, and x_s with the noise source's state every ``every`` links. From it x_t at
+    any step it reached is at most ``every`` − 1 links away, so a slider over t costs a few
+    links a step, either way, where :func:`run_chain` runs all t of them.
+
+    Attributes:
+        x0, schedule: as :func:`run_chain` takes them.
+        slope, variance: (n,) the two moments at s = 1..n, n the links run (``reached``).
+        saved: (x_s, the noise source after s links) for s = 0, every, 2·every, … ≤ n.
+        head: (x_n, the noise source after n links).
+        every: links between two saved states.
+
+    The sources are copies no one draws from: :func:`chain_at` and :func:`extend_chain`
+    draw from copies of them, so one trace serves any number of readers.
+    """
+
+    x0: Array
+    schedule: Schedule
+    slope: Array
+    variance: Array
+    saved: tuple[tuple[Array, np.random.Generator], ...]
+    head: tuple[Array, np.random.Generator]
+    every: int
+
+    @property
+    def reached(self) -> int:
+        """How many links have been run (the last step t it can give)."""
+        return len(self.slope)
+
+
+def start_chain(
+    x0: ArrayLike, schedule: Schedule, rng: np.random.Generator, every: int = CHAIN_EVERY
+) -> ChainTrace:
+    """A chain from x_0 with no link run yet (:func:`extend_chain` runs them). ``rng`` is
+    copied, not drawn from: the trace gives what :func:`run_chain` gives with ``rng`` as it
+    is now."""
+    x0 = _frozen(x0)
+    _chain_norm(x0)
+    every = positive_int(every, "every")
+    start = (x0, copy.deepcopy(rng))
+    empty = _frozen(np.empty(0))
+    return ChainTrace(x0, schedule, empty, empty, (start,), start, every)
+
+
+def extend_chain(trace: ChainTrace, t: int) -> ChainTrace:
+    """The chain run on to step t: ``trace`` itself if it reached t, else a new trace that
+    shares what ``trace`` kept and adds the links up to t."""
+    step = int(_check_t(t, trace.schedule))
+    if step <= trace.reached:
+        return trace
+    x0, s_ = trace.x0, trace.schedule
+    norm = _chain_norm(x0)
+    x, rng = trace.head[0], copy.deepcopy(trace.head[1])
+    saved, moments = list(trace.saved), []
+    for s in range(trace.reached + 1, step + 1):
+        x = q_step(x, s, s_, rng.standard_normal(x0.shape))
+        moments.append(_chain_moments(x, x0, norm, s, s_))
+        if s % trace.every == 0:
+            saved.append((_frozen(x), copy.deepcopy(rng)))
+    slope, var = (
+        np.concatenate([old, [m[i] for m in moments]])
+        for i, old in enumerate((trace.slope, trace.variance))
+    )
+    return ChainTrace(
+        x0, s_, _frozen(slope), _frozen(var), tuple(saved), (_frozen(x), rng), trace.every
+    )
+
+
+def chain_at(trace: ChainTrace, t: int, points: int = 60) -> ChainRun:
+    """What :func:`run_chain` gives for t and ``points`` (with the source ``trace`` was
+    started from), from a trace that reached t: at most ``every`` − 1 links are run.
+
+    Raises:
+        ValueError: the trace has not reached t (:func:`extend_chain` it first).
+    """
+    step = int(_check_t(t, trace.schedule))
+    if step > trace.reached:
+        raise ValueError(
+            f"the chain has run {trace.reached} links, not t = {step}: extend it first"
+        )
+    keep = _measured_steps(step, points)
+    if step == trace.reached:
+        x = trace.head[0]
+    else:
+        first = step // trace.every * trace.every
+        x, source = trace.saved[first // trace.every]
+        rng = copy.deepcopy(source)
+        for s in range(first + 1, step + 1):
+            x = q_step(x, s, trace.schedule, rng.standard_normal(x.shape))
+    return ChainRun(
+        np.array(x),
+        keep.astype(np.int64),
+        trace.slope[keep - 1].copy(),
+        trace.variance[keep - 1].copy(),
+    )
 
 
 def gaussian_kl_integrand(

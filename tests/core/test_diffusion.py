@@ -434,6 +434,47 @@ def test_run_chain_moments_follow_the_closed_form(kind, T, t):
     assert np.all(np.abs(run.variance - (1 - a)) < 5 * (1 - a) * math.sqrt(2 / n))
 
 
+@given(
+    schedules_and_steps(max_steps=80),
+    st.integers(1, 12),
+    st.lists(st.integers(1, 80), min_size=1, max_size=6),
+    st.integers(2, 70),
+    st.integers(0, 2**32 - 1),
+)
+def test_a_chain_trace_gives_what_run_chain_gives_at_any_t_in_any_order(
+    case, every, asks, points, seed
+):
+    """Forward, back and to where it already was: x_t bit for bit, and the same moments at
+    the same steps, as running all t links from the same source."""
+    s, _ = case
+    x0 = np.linspace(-1, 1, 12).reshape(2, 2, 3)
+    rng = np.random.default_rng(seed)
+    trace = dif.start_chain(x0, s, rng, every)
+    assert rng.bit_generator.state == np.random.default_rng(seed).bit_generator.state
+    furthest = 0
+    for t in (min(a, s.num_steps) for a in asks):
+        trace = dif.extend_chain(trace, t)
+        furthest = max(furthest, t)
+        assert trace.reached == furthest
+        assert len(trace.saved) == furthest // every + 1
+        got = dif.chain_at(trace, t, points)
+        want = dif.run_chain(x0, t, s, np.random.default_rng(seed), points)
+        assert np.array_equal(got.x, want.x)
+        assert np.array_equal(got.steps, want.steps)
+        assert np.array_equal(got.slope, want.slope)
+        assert np.array_equal(got.variance, want.variance)
+
+
+def test_a_chain_trace_gives_only_the_steps_it_reached_and_extends_only_forward():
+    s = dif.make_schedule("linear", 100)
+    trace = dif.extend_chain(dif.start_chain(np.ones(3), s, np.random.default_rng(0)), 40)
+    assert dif.extend_chain(trace, 25) is trace
+    with pytest.raises(ValueError, match="extend it first"):
+        dif.chain_at(trace, 41)
+    with pytest.raises(ValueError, match="all zero"):
+        dif.start_chain(np.zeros(3), s, np.random.default_rng(0))
+
+
 def test_run_chain_refuses_an_all_zero_image():
     with pytest.raises(ValueError, match="all zero"):
         dif.run_chain(np.zeros(4), 3, dif.make_schedule("linear", 10), np.random.default_rng(0))
