@@ -5,6 +5,7 @@ times against one jump; and the distribution of one pixel."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import math
 
@@ -17,6 +18,7 @@ from figures import diffusion as figs
 from ui import cache_forward as cf
 from ui import exercises, kit, tex
 from ui.cache_forward import KINDS, SAMPLES, SIDE, STEPS
+from ui.i18n import current_lang
 
 VIEWS = ("pixel", "chain")
 CHANNELS = ("R", "G", "B")
@@ -78,7 +80,7 @@ def forward() -> None:
 
     with kit.controls_after_the_chart(top_row) as (name, T, seed):
         x0, eps = scrub_inputs(name, seed, upload)
-        scrub(x0, eps, T, seed)
+        scrub(x0, T, seed)
     parts(x0, eps, T, seed)
 
 
@@ -94,40 +96,18 @@ def scrub_inputs(name: str, seed: int, upload: io.BytesIO | None) -> tuple[np.nd
     return x0, cf.noise(x0, seed)  # ε, fixed by the seed
 
 
-def scrub(x0: np.ndarray, eps: np.ndarray, T: int, seed: int) -> None:
-    """The scrub: x₀, ε and x_t under both schedules, every frame computed now."""
-    schedules = [dif.make_schedule(k, T) for k in KINDS]
+def scrub(x0: np.ndarray, T: int, seed: int) -> None:
+    """The scrub: x₀, ε and x_t under both schedules, every frame computed now. Its payload
+    comes from a cache every session shares (``cf.scrub_payload``; the warm-up fills it for
+    the sample images)."""
     page.explain("scrub")
-    steps = cf.frame_steps(T)
-    kind = [page.tr(f"kind_{k}") for k in KINDS]
+    lang = current_lang()
     page.chart(
-        figs.scrub_figure(
-            x0,
-            eps,
-            steps.tolist(),
-            None,
-            None,
-            tuple(s.alpha_bars for s in schedules),
-            tuple(dif.log_snr(s) for s in schedules),
-            int(np.argmin(np.abs(steps - T / 5))),
-            image_titles=(
-                page.tr("x0_title"),
-                page.tr("eps_title"),
-                *(page.tr("xt_title", kind=k) for k in kind),
-            ),
-            curve_titles=(
-                page.tr("alpha_bar_title"),
-                page.tr("roots_title"),
-                page.tr("log_snr_title"),
-            ),
-            names=tuple(kind),
-            x_title="t / T",
-            images=cf.scrub_images(x0, T, seed),
-            log_snr_range=cf.log_snr_range(),
-        ),
+        functools.partial(cf.scrub_figure, x0, T, seed, lang),
         "scrub_chart",
         kept=True,
         move=True,  # a new seed or image: pictures swapped; a new T: moved too (ui.live)
+        memo=cf.scrub_memo(x0, T, seed),
     )
 
 

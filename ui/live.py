@@ -61,9 +61,10 @@ NAME = f"{PACKAGE}.live"  # ui/live/: live.js, live.css
 PLOTLY = f"{PACKAGE}.plotly"  # plotly/package_data/: plotly.min.js (same version as the figures)
 FOLDER = Path(__file__).with_name("live")
 # kept charts' payloads cached by their memo, for every session, least recently used out:
-# the reverse scrub's warm-up's 48 (24 settings in 2 languages, about 90 KB each) and a
-# class's, and the reverse field's t (about 57 KB each): ≤ ~12 MB
-MEMO_ENTRIES = 128
+# the warm-up's 96 (the reverse scrub's 24 settings and the forward scrub's 24 images and T,
+# each in 2 languages, about 90 and 140 KB), a class's, and the reverse field's t (about
+# 57 KB each): ≤ ~24 MB
+MEMO_ENTRIES = 192
 PACK_SCALE = 100  # a frame's coordinates with two decimals go packed (_packed) ...
 PACK_MIN = 16  # ... in lists of this many numbers or more (a short one gains nothing)
 SETTLE_MS = 250  # report the value this long after the last step (a held arrow key: once)

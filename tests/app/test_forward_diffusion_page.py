@@ -163,6 +163,24 @@ def test_every_T_has_its_frames_at_the_same_places_along_t_over_T():
     assert places[:, -1].tolist() == [1.0] * len(cf.STEPS)
 
 
+def test_the_chain_slider_gives_the_chain_run_from_x0_at_every_t_it_visits():
+    """The chain's t comes from a trace every session shares (ui.cache_forward.chain):
+    forward, back and at T, it is the chain of t links from x₀, bit for bit, with the seed's
+    noise (core.diffusion.run_chain as the page ran it before the trace)."""
+    from core import diffusion as dif
+    from core import images
+    from ui import cache_forward as cf
+
+    x0 = images.to_signed(cf.sample_image("shapes"))
+    for kind, T, seed in (("linear", 250, 3), ("cosine", 100, 0)):
+        s = dif.make_schedule(kind, T)
+        for t in (60, 61, 7, T, 99, 50):
+            got = cf.chain(x0, t, kind, T, seed)
+            want = dif.run_chain(x0, t, s, np.random.default_rng([seed, 1]))
+            assert np.array_equal(got.x, want.x), (kind, t)
+            assert np.array_equal(got.steps, want.steps) and np.array_equal(got.slope, want.slope)
+
+
 def test_a_shared_link_restores_the_view():
     at = open_page(
         PAGE,
