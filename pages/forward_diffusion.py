@@ -219,6 +219,7 @@ def chain_view(x0: np.ndarray, eps: np.ndarray, s: dif.Schedule, seed: int) -> N
         ),
         "chain_chart",
         kept=True,
+        move=True,  # a step of t: the pictures swapped, the moments moved, the titles retitled
     )
     a_prev = 1.0 if step == 1 else float(s.alpha_bars[step - 2])
     alpha, beta = float(s.alphas[step - 1]), float(s.betas[step - 1])

@@ -40,6 +40,7 @@ import hashlib
 import html
 import json
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -70,6 +71,7 @@ PACK_MIN = 16  # ... in lists of this many numbers or more (a short one gains no
 SETTLE_MS = 250  # report the value this long after the last step (a held arrow key: once)
 # trace types whose data Plotly.animate moves without redrawing the axes (redraw: false)
 MOVABLE = frozenset({"scatter", "bar"})
+_AXIS = re.compile(r"[xy]axis\d*")  # a layout's axis keys: xaxis, yaxis2, …
 _STORE = "_live_value_"  # st.session_state[_STORE + key]: the value (the component owns `key`)
 
 Value = float | int | str
@@ -376,12 +378,13 @@ def wire(
 
 def _skeleton(body: Mapping[str, Any]) -> str:
     """A kept chart's figure with its traces' coordinates, its frames and its sliders' steps
-    left out, and its layout images' sources: the same skeleton on the chart drawn and a new
-    figure means the new one differs only in x and y, in its frames (their names and number
-    too), in the frame slider's steps and in the layout images' pictures, which the browser
-    replaces in place. Which coordinates are empty stays in (``Plotly.animate`` neither
-    clears a trace's old points nor draws a trace that had none), and so do the traces a
-    frame patches."""
+    left out, and its layout images' sources and its axes' title texts: the same skeleton on
+    the chart drawn and a new figure means the new one differs only in x and y, in its
+    frames (their names and number too), in the frame slider's steps, in the layout images'
+    pictures and in the axes' titles, which the browser replaces in place (an image's title
+    that names its step: the forward chain's "chain: 213 steps"). Which coordinates are empty
+    stays in (``Plotly.animate`` neither clears a trace's old points nor draws a trace that
+    had none), and so do the traces a frame patches."""
     figure = body["figure"]
     traces = [
         {k: v for k, v in t.items() if k not in ("x", "y", "source")}
@@ -389,6 +392,10 @@ def _skeleton(body: Mapping[str, Any]) -> str:
         for t in figure["data"]
     ]
     layout = dict(figure["layout"])
+    for name, axis in layout.items():
+        if _AXIS.fullmatch(name) and isinstance(axis.get("title"), Mapping):
+            title = {k: v for k, v in axis["title"].items() if k != "text"}
+            layout[name] = {**axis, "title": title}
     if "images" in layout:  # the browser swaps their pictures in place
         layout["images"] = [{k: v for k, v in i.items() if k != "source"} for i in layout["images"]]
     if "sliders" in layout:
@@ -482,9 +489,10 @@ def kept_chart(
     A figure with frames (a scrub with Plotly's own slider) keeps them: they go with the
     payload (their coordinates packed where they fit, :func:`_packed`), and Plotly plays
     them in the browser. With ``move``, where a new figure differs
-    from the one drawn only in its traces' x and y, its frames and its frame slider's steps
-    (the same ``skeleton``) on fixed axes (``movable``), the browser moves the traces to it
-    (``Plotly.animate`` with no redraw), replaces the frames and the slider's steps, and a
+    from the one drawn only in its traces' x and y, its frames, its frame slider's steps and
+    its axes' titles (the same ``skeleton``) on fixed axes (``movable``), the browser moves
+    the traces to it (``Plotly.animate`` with no redraw), retitles the axes, replaces the
+    frames and the slider's steps, and a
     student who scrubbed elsewhere stays at their frame if the new frames have one of that
     name: a figure names its frames by what should stay (the reverse scrub by t, the same
     step at every step count; the forward scrub by its place along t/T, as T changes). A

@@ -347,3 +347,50 @@ def test_a_T_seen_a_few_steps_before_comes_back_as_a_reference(page, server):
             seen[T] = now["digest"]
     assert [T for T, _ in revisits] == ["100", "250", "500", "1000"]
     assert all(received < 30 * 1024 for _, received in revisits), revisits
+
+
+# The chain view's kept chart (ui/live.py): how it was last drawn, whether it is the plot
+# marked before, the two pictures' titles as drawn, the current-t line and the pictures shown
+CHAIN = f".st-key-{C}_chain_chart .js-plotly-plot"
+CHAIN_JS = """(sel) => {
+  const gd = document.querySelector(sel);
+  const live = gd.closest('.adlab-live').live;
+  return {
+    by: live.drawnBy, marked: gd.__marked === true, digest: live.digest,
+    titles: Array.from(gd.querySelectorAll('.g-xtitle text, .g-x2title text'))
+      .map((e) => e.textContent),
+    line: gd.data[6].x, slope: gd.data[4].x,
+    shown: Array.from(gd.querySelectorAll('.imagelayer image')).map((e) => e.getAttribute('href')),
+    sent: live.data.figure.data.slice(0, 2).map((t) => t.source),
+  };
+}"""
+
+
+def test_a_step_of_the_chains_t_moves_its_chart_in_place_and_retitles_its_pictures(page, server):
+    """A step of the chain's t changes the two pictures, the moments up to t, the current-t
+    line and the pictures' titles ("chain: 201 steps"), nothing else: the chart keeps its
+    plot (moved, not redrawn), shows the new pictures and the new titles."""
+    page.goto(f"{server.url}/{C}?{C}_view=chain")
+    wait_for_app(page)
+    page.wait_for_selector(f"{CHAIN} .main-svg")
+    page.wait_for_timeout(500)
+    before = page.evaluate(CHAIN_JS, CHAIN)
+    assert before["titles"] == ["chain: 200 steps", "one jump to t = 200"]
+    page.evaluate("(sel) => { document.querySelector(sel).__marked = true; }", CHAIN)
+    t_slider = f".st-key-{C}_chain_t"
+    page.locator(f"{t_slider} [role=slider], {t_slider} input[type=range]").first.focus()
+    for key, t in (("ArrowRight", 201), ("ArrowRight", 202), ("ArrowLeft", 201)):
+        digest = page.evaluate(CHAIN_JS, CHAIN)["digest"]
+        page.keyboard.press(key)
+        page.wait_for_function(
+            "([sel, d]) => document.querySelector(sel).closest('.adlab-live').live.digest !== d",
+            arg=[CHAIN, digest],
+        )
+        wait_for_app(page)
+        page.wait_for_timeout(300)
+        now = page.evaluate(CHAIN_JS, CHAIN)
+        assert now["by"] == "move-new" and now["marked"]  # the same plot, not redrawn
+        assert now["titles"] == [f"chain: {t} steps", f"one jump to t = {t}"]
+        assert now["line"] == [t, t] and now["slope"][-1] == t
+        assert now["shown"] == now["sent"] != before["shown"]
+    screenshot(page, f"{C}-chain-moved")

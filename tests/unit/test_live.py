@@ -327,6 +327,34 @@ def test_a_kept_chart_takes_new_layout_pictures_in_place_and_redraws_for_anythin
     assert one["skeleton"] == two["skeleton"] and one["coords"] != two["coords"]
 
 
+def test_an_axis_titles_text_is_moved_but_anything_else_of_the_axis_is_drawn_anew():
+    """An axis title that names the step (the forward chain's "chain: 213 steps") is
+    retitled in place (live.js, moveNew); the title's font, the axis's range or another
+    layout text change the skeleton (drawn by Plotly.react)."""
+
+    def titled(text, x2="a", font=13, title="panel", rng=(-3, 3)):
+        return _kept(
+            _scatter(
+                [0.0],
+                [1.0],
+                xaxis={"range": list(rng), "title": {"text": text, "font": {"size": font}}},
+                xaxis2={"range": [0, 1], "title": {"text": x2}},
+                title={"text": title},
+            )
+        )
+
+    a = titled("chain: 200 steps")
+    b = titled("chain: 201 steps", x2="b")
+    assert a["movable"] and a["skeleton"] == b["skeleton"] and a["digest"] != b["digest"]
+    assert b["figure"]["layout"]["xaxis"]["title"]["text"] == "chain: 201 steps"
+    for other in (
+        titled("chain: 200 steps", font=14),
+        titled("chain: 200 steps", title="another panel"),
+        titled("chain: 200 steps", rng=(-2, 2)),
+    ):
+        assert other["skeleton"] != a["skeleton"]
+
+
 def test_a_kept_scrubs_frames_are_in_its_payload_and_only_what_they_patch_in_its_skeleton():
     def scrub(names, x, traces=(0,), prefix="t = ", frame_layout=None):
         fig = _scatter([x], [0.0])

@@ -326,8 +326,8 @@ class Live {
 
   // A kept chart's new figure with the skeleton of the one drawn: its frames replace the
   // old ones (all of them where the names changed), the frame slider takes the new steps,
-  // every trace moves to its new x and y, and every image (a trace's or the layout's) takes
-  // its new picture. Where the student has scrubbed Plotly's slider away from the figure's
+  // every trace moves to its new x and y, every image (a trace's or the layout's) takes
+  // its new picture, and every axis its new title. Where the student has scrubbed Plotly's slider away from the figure's
   // frame, the chart stays at their frame (by name) if the new figure has it: that frame's
   // traces move to its new data. False (nothing done) where the plot's images are not where
   // they were drawn.
@@ -370,7 +370,14 @@ class Live {
         update[`images[${k}].source`] = image.source;
       }
     });
-    // the slider and the layout images alone are drawn again, not the plot
+    for (const [name, axis] of Object.entries(this.layout)) {
+      // an axis title that names the step (ui/live.py leaves their texts out of the skeleton)
+      const text = /^[xy]axis\d*$/.test(name) ? axis?.title?.text : undefined;
+      if (text !== undefined && text !== gd.layout[name]?.title?.text) {
+        update[`${name}.title.text`] = text;
+      }
+    }
+    // the slider, the layout images and the axes' titles alone are drawn again, not the plot
     if (Object.keys(update).length) this.Plotly.relayout(gd, update);
     this.setSources(images, sources);
     for (const [, i] of images) patches[i] = {}; // drawn with its new source
