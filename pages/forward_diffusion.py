@@ -47,7 +47,16 @@ page = kit.Page(
 
 @page.view()
 def forward() -> None:
-    """x₀, T and ε outside the fragments; the scrub with every frame computed now.
+    scrub_part()
+
+
+@kit.fragment
+def scrub_part() -> None:
+    """x₀, T and ε, and the scrub with every frame computed now; the parts below it.
+
+    A fragment: a step of T, the image or the seed reruns it alone, not the page's title,
+    lead and what follows the parts (the "try this", the exercise, the code), which a full
+    run sent and the browser rendered again around the scrub.
 
     The image, T and the seed are read first and drawn in their row after the scrub
     (``kit.controls_after_the_chart``): a T step re-sent them before the chart, and the
