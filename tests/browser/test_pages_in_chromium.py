@@ -330,6 +330,8 @@ def test_a_new_chart_is_drawn_visible(page: Page, server):
     # the rule itself, whatever the timing: Streamlit's inline style does not hide a chart
     hidden = "(sel) => { const gd = document.querySelector(sel); gd.style.visibility = 'hidden';"
     assert page.evaluate(hidden + " return getComputedStyle(gd).visibility; }", plot) == "visible"
+    # Streamlit may still hold the step's old chart beside the new one for a moment
+    expect(page.locator(plot)).to_have_count(1)
     box = page.locator(plot).bounding_box()
     main = page.locator(".st-key-sparse_attention_mask_chart").bounding_box()
     assert box and main and abs(box["width"] - main["width"]) < 2  # it fills its element
