@@ -514,6 +514,7 @@ class ChainTrace:
         saved: (x_s, the noise source after s links) for s = 0, every, 2·every, … ≤ n.
         head: (x_n, the noise source after n links).
         every: links between two saved states.
+        norm: Σ x_0², which every step's slope divides by.
 
     The sources are copies no one draws from: :func:`chain_at` and :func:`extend_chain`
     draw from copies of them, so one trace serves any number of readers.
@@ -526,6 +527,7 @@ class ChainTrace:
     saved: tuple[tuple[Array, np.random.Generator], ...]
     head: tuple[Array, np.random.Generator]
     every: int
+    norm: float
 
     @property
     def reached(self) -> int:
@@ -540,11 +542,11 @@ def start_chain(
     copied, not drawn from: the trace gives what :func:`run_chain` gives with ``rng`` as it
     is now."""
     x0 = _frozen(x0)
-    _chain_norm(x0)
+    norm = _chain_norm(x0)
     every = positive_int(every, "every")
     start = (x0, copy.deepcopy(rng))
     empty = _frozen(np.empty(0))
-    return ChainTrace(x0, schedule, empty, empty, (start,), start, every)
+    return ChainTrace(x0, schedule, empty, empty, (start,), start, every, norm)
 
 
 def extend_chain(trace: ChainTrace, t: int) -> ChainTrace:
@@ -553,8 +555,7 @@ def extend_chain(trace: ChainTrace, t: int) -> ChainTrace:
     step = int(_check_t(t, trace.schedule))
     if step <= trace.reached:
         return trace
-    x0, s_ = trace.x0, trace.schedule
-    norm = _chain_norm(x0)
+    x0, s_, norm = trace.x0, trace.schedule, trace.norm
     x, rng = trace.head[0], copy.deepcopy(trace.head[1])
     saved, moments = list(trace.saved), []
     for s in range(trace.reached + 1, step + 1):
@@ -566,9 +567,8 @@ def extend_chain(trace: ChainTrace, t: int) -> ChainTrace:
         np.concatenate([old, [m[i] for m in moments]])
         for i, old in enumerate((trace.slope, trace.variance))
     )
-    return ChainTrace(
-        x0, s_, _frozen(slope), _frozen(var), tuple(saved), (_frozen(x), rng), trace.every
-    )
+    head = (_frozen(x), rng)
+    return ChainTrace(x0, s_, _frozen(slope), _frozen(var), tuple(saved), head, trace.every, norm)
 
 
 def chain_at(trace: ChainTrace, t: int, points: int = 60) -> ChainRun:
