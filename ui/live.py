@@ -488,20 +488,20 @@ def kept_chart(
 
     A figure with frames (a scrub with Plotly's own slider) keeps them: they go with the
     payload (their coordinates packed where they fit, :func:`_packed`), and Plotly plays
-    them in the browser. With ``move``, where a new figure differs
-    from the one drawn only in its traces' x and y, its frames, its frame slider's steps and
-    its axes' titles (the same ``skeleton``) on fixed axes (``movable``), the browser moves
-    the traces to it (``Plotly.animate`` with no redraw), retitles the axes, replaces the
-    frames and the slider's steps, and a
-    student who scrubbed elsewhere stays at their frame if the new frames have one of that
-    name: a figure names its frames by what should stay (the reverse scrub by t, the same
-    step at every step count; the forward scrub by its place along t/T, as T changes). A
-    figure of images from sources (``swappable``) that differs only in those sources and its
-    frames' (the same ``skeleton`` and ``coords``) has its pictures swapped in place, the
-    student's frame kept. Otherwise the chart is redrawn (``Plotly.react``, the frames with
-    it). Round 10 kept the scrubs with ``Plotly.react`` alone, and they became slower; round
-    13 moves the reverse scrub's traces, round 14 also across a new step count, and swaps
-    the forward scrub's pictures (bench/controls_report.md).
+    them in the browser. With ``move``, where a new figure differs from the one drawn only
+    in its traces' x and y, its frames, its frame slider's steps and its axes' titles (the
+    same ``skeleton``) on fixed axes (``movable``), the browser moves the traces to it
+    (``Plotly.animate`` with no redraw), retitles the axes, replaces the frames and the
+    slider's steps, and a student who scrubbed elsewhere stays at their frame if the new
+    frames have one of that name: a figure names its frames by what should stay (the
+    reverse scrub by t, the same step at every step count; the forward scrub by its place
+    along t/T, as T changes). A figure of images from sources (``swappable``) that differs
+    only in those sources and its frames' (the same ``skeleton`` and ``coords``) has its
+    pictures swapped in place, the student's frame kept. Otherwise the chart is redrawn
+    (``Plotly.react``, the frames with it). Round 10 kept the scrubs with ``Plotly.react``
+    alone, and they became slower; round 13 moves the reverse scrub's traces, round 14 also
+    across a new step count, and swaps the forward scrub's pictures; round 29 moves the
+    forward chain, retitled (bench/controls_report.md).
 
     With ``memo`` (``figure`` then builds the figure), the payload comes from a cache every
     session shares, keyed by ``chart_key``, ``move``, ``memo`` and the language: the figure
