@@ -113,6 +113,7 @@ class Live {
     this.drawnBy = null; // how the last state was drawn: new, move, repaint, react, or
     // react-new (a new payload on the chart already drawn; tests)
     this.moving = null; // the promise of a move queued for the next animation frame
+    this.sliderLater = null; // a new payload's frame slider, drawn after the next paint
     this.input.addEventListener('input', () => {
       if (!this.Plotly) return; // not drawn yet (the input is disabled until then)
       this.show(Number(this.input.value));
@@ -215,12 +216,17 @@ class Live {
     this.input.setAttribute('aria-valuetext', state.label);
     this.output.textContent = state.label;
     const empty = this.data.moveTraces && this.hasEmptyTrace(state);
-    if (this.drawn && this.data.moveTraces && !empty && !this.shownEmpty) {
+    // a frame slider still to draw: drawn now where the next drawing reads it (a new
+    // payload moved or swapped in), left where Plotly draws the whole layout
+    const moves = this.drawn && this.data.moveTraces && !empty && !this.shownEmpty;
+    const repaints = !moves && this.drawn && this.data.repaintHeatmaps;
+    if (!moves && !repaints) this.drawSlider(this.reactNext && !this.drawn);
+    if (moves) {
       // only scatter and bar data on fixed axes change (ui/live.py checks): move the traces,
       // no axes, ticks or layout drawn again (about a third of Plotly.react's time)
       this.move(state);
       this.drawnBy = 'move';
-    } else if (this.drawn && this.data.repaintHeatmaps && this.repaint(state)) {
+    } else if (repaints && this.repaint(state)) {
       this.drawnBy = 'repaint'; // only heatmaps' values changed (ui/live.py checks)
     } else if (this.drawn) {
       this.redraw();
@@ -377,12 +383,35 @@ class Live {
         update[`${name}.title.text`] = text;
       }
     }
-    // the slider, the layout images and the axes' titles alone are drawn again, not the plot
+    // the layout images and the axes' titles alone are drawn again, not the plot; the frame
+    // slider's steps after the browser has painted the rest (drawSlider)
+    const slider = {};
+    for (const key of Object.keys(update).filter((k) => k.startsWith('sliders['))) {
+      slider[key] = update[key];
+      delete update[key];
+    }
     if (Object.keys(update).length) this.Plotly.relayout(gd, update);
     this.setSources(images, sources);
     for (const [, i] of images) patches[i] = {}; // drawn with its new source
     this.animate(patches, images.map(([, i]) => i));
+    if (Object.keys(slider).length) {
+      const later = (this.sliderLater = slider);
+      const draw = () => {
+        if (this.sliderLater === later) this.drawSlider(true);
+      };
+      this.moving.then(afterNextPaint).then(draw, draw);
+    }
     return true;
+  }
+
+  // Draw (``now``) or drop the frame slider a new payload left to draw after the next paint
+  // (moveNew). Its steps' labels are the new payload's t values: Plotly.relayout of the
+  // forward scrub's 40 steps took 9 ms of a T step's frame, before the traces moved
+  // (bench/controls_report.md, round 30). Dropped where Plotly draws the whole layout.
+  drawSlider(now) {
+    const slider = this.sliderLater;
+    this.sliderLater = null;
+    if (slider && now) this.Plotly.relayout(this.plot, slider);
   }
 
   // layout images named after a legend group show and hide with its traces: a click on the
