@@ -81,3 +81,31 @@ def screenshot(page: Page, name: str) -> Path:
     path = SHOTS / f"{name}.png"
     page.screenshot(path=str(path))
     return path
+
+
+# Plotly's calls on one plot, in order, and each animation frame after a move
+_LOG_PLOTLY_JS = """(sel) => {
+  const gd = document.querySelector(sel);
+  const log = (window.__plotlyCalls = []);
+  for (const name of ['animate', 'relayout', 'react']) {
+    const call = window.Plotly[name];
+    window.Plotly[name] = function (plot, arg, ...rest) {
+      if (plot === gd) {
+        log.push(name === 'relayout' ? `relayout ${Object.keys(arg).sort().join(' ')}` : name);
+        if (name === 'animate') requestAnimationFrame(() => log.push('frame'));
+      }
+      return call.call(this, plot, arg, ...rest);
+    };
+  }
+}"""
+SLIDER_DRAWN = "relayout sliders[0].active sliders[0].steps"  # a kept chart's frame slider
+
+
+def log_plotly_calls(page: Page, plot: str) -> None:
+    """From now on, log Plotly's animate, relayout and react on the plot ``plot`` (a CSS
+    selector), and the animation frame after each animate (:func:`plotly_calls`)."""
+    page.evaluate(_LOG_PLOTLY_JS, plot)
+
+
+def plotly_calls(page: Page) -> list[str]:
+    return page.evaluate("() => window.__plotlyCalls")

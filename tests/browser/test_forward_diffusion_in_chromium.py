@@ -12,7 +12,13 @@ import pytest
 from PIL import Image
 from playwright.sync_api import Page, WebSocket, expect
 
-from tests.browser.conftest import screenshot, wait_for_app
+from tests.browser.conftest import (
+    SLIDER_DRAWN,
+    log_plotly_calls,
+    plotly_calls,
+    screenshot,
+    wait_for_app,
+)
 
 C = "forward_diffusion"
 SCRUB = f".st-key-{C}_scrub_chart"
@@ -326,35 +332,15 @@ def test_a_new_seed_swaps_the_scrubs_pictures_in_place_and_keeps_the_students_fr
     screenshot(page, f"{C}-T-moved")
 
 
-# Plotly's calls on the scrub, in order, and each animation frame after a move: the log of
-# what a step drew first
-ORDER_JS = """(sel) => {
-  const gd = document.querySelector(sel);
-  const log = (window.__scrubOrder = []);
-  for (const name of ['animate', 'relayout', 'react']) {
-    const call = window.Plotly[name];
-    window.Plotly[name] = function (plot, arg, ...rest) {
-      if (plot === gd) {
-        log.push(name === 'relayout' ? `relayout ${Object.keys(arg).sort().join(' ')}` : name);
-        if (name === 'animate') requestAnimationFrame(() => log.push('frame'));
-      }
-      return call.call(this, plot, arg, ...rest);
-    };
-  }
-}"""
-
-
 def test_a_T_step_moves_the_scrub_before_it_draws_the_slider_s_new_steps(page, server):
-    """A new T moves the curves and swaps the pictures in the frame after the step; the frame
-    slider's new steps (their t labels) are drawn after that frame, once, and show the new
-    T's t values."""
+    """A new T moves the curves and swaps the pictures; the frame slider's steps, which step
+    to the same frames with new t labels, are drawn in the frame after, once, and show the
+    new T's t values."""
     open_page(page, f"{server.url}/{C}")
-    page.evaluate(ORDER_JS, PLOT)
+    log_plotly_calls(page, PLOT)
     moved = step(page, "T", "ArrowRight")  # T = 1000 → 2000
     assert moved["by"] == "move-new"
-    order = page.evaluate("() => window.__scrubOrder")
-    slider = "relayout sliders[0].active sliders[0].steps"
-    assert order == ["animate", "frame", slider], order
+    assert plotly_calls(page) == ["animate", "frame", SLIDER_DRAWN], plotly_calls(page)
     assert moved["labels"][-1] == "2000"  # the slider drawn is the new T's
     assert current_t(page).strip().endswith(moved["labels"][moved["active"]])
 

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlparse
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import screenshot, wait_for_app
+from tests.browser.conftest import log_plotly_calls, plotly_calls, screenshot, wait_for_app
 from ui import live
 
 KEY = "set_transformer_pooling_chart"
@@ -155,7 +155,12 @@ def test_a_kept_scrub_moves_to_new_data_in_place_and_keeps_the_students_frame(pa
 
     # 100 → 50 steps: other frames, in which the student's t (920 or 840) is again a frame
     assert after["frame"] in ("920", "840")
+    log_plotly_calls(page, SCRUB)
     fewer = _step(page, "steps", "ArrowLeft", after)
+    # the slider is drawn with the move, not in a later frame: no step names a frame gone
+    calls = plotly_calls(page)
+    assert calls[0].startswith("relayout") and "sliders[0].steps" in calls[0], calls
+    assert calls[1] == "animate" and not any("sliders" in c for c in calls[2:]), calls
     assert fewer["marked"] and fewer["by"] == "move-new"
     assert fewer["names"] != after["names"] and fewer["heldNames"] == fewer["names"]
     assert fewer["held"] == fewer["sent"]  # every old frame gone, the new ones in order

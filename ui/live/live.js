@@ -113,7 +113,7 @@ class Live {
     this.drawnBy = null; // how the last state was drawn: new, move, repaint, react, or
     // react-new (a new payload on the chart already drawn; tests)
     this.moving = null; // the promise of a move queued for the next animation frame
-    this.sliderLater = null; // a new payload's frame slider, drawn after the next paint
+    this.sliderLater = null; // a new payload's frame slider, drawn in the next frame
     this.input.addEventListener('input', () => {
       if (!this.Plotly) return; // not drawn yet (the input is disabled until then)
       this.show(Number(this.input.value));
@@ -345,10 +345,12 @@ class Live {
     if (!images) return false;
     const frames = this.data.frames;
     const update = {}; // relayout: the frame slider's steps, the layout images' pictures
+    let renamed = false; // the new frames have other names than those the slider steps to
     if (frames) {
       const slider = gd._fullLayout?.sliders?.[0];
       const scrubbed = this.scrubbedTo();
-      if (!this.holdsFrames(frames)) {
+      renamed = !this.holdsFrames(frames);
+      if (renamed) {
         // one at a time from the end: Plotly.deleteFrames sorts a list of indices as text
         const held = gd._transitionData?._frames ?? [];
         for (let k = held.length - 1; k >= 0; k--) this.Plotly.deleteFrames(gd, [k]);
@@ -383,10 +385,11 @@ class Live {
         update[`${name}.title.text`] = text;
       }
     }
-    // the layout images and the axes' titles alone are drawn again, not the plot; the frame
-    // slider's steps after the browser has painted the rest (drawSlider)
+    // the slider, the layout images and the axes' titles alone are drawn again, not the
+    // plot; the slider in the next frame where its steps still name frames the plot holds
+    // (only their labels change: drawSlider)
     const slider = {};
-    for (const key of Object.keys(update).filter((k) => k.startsWith('sliders['))) {
+    for (const key of Object.keys(update).filter((k) => !renamed && k.startsWith('sliders['))) {
       slider[key] = update[key];
       delete update[key];
     }
@@ -397,17 +400,24 @@ class Live {
     if (Object.keys(slider).length) {
       const later = (this.sliderLater = slider);
       const draw = () => {
-        if (this.sliderLater === later) this.drawSlider(true);
+        if (this.sliderLater !== later) return;
+        if (this.moving) this.moving.then(draw, draw);
+        else this.drawSlider(true);
       };
-      this.moving.then(afterNextPaint).then(draw, draw);
+      // in the frame after the one that shows the move (a task queued after the paint
+      // waited behind the formula's rendering, 30 ms behind the chart)
+      requestAnimationFrame(() => requestAnimationFrame(draw));
     }
     return true;
   }
 
-  // Draw (``now``) or drop the frame slider a new payload left to draw after the next paint
-  // (moveNew). Its steps' labels are the new payload's t values: Plotly.relayout of the
-  // forward scrub's 40 steps took 9 ms of a T step's frame, before the traces moved
-  // (bench/controls_report.md, round 30). Dropped where Plotly draws the whole layout.
+  // Draw (``now``) or drop the frame slider a new payload left to the frame after the one
+  // that shows its move (moveNew): the same steps, to the same frames, with new labels (the
+  // forward scrub's t at a new T). Plotly.relayout of its 40 steps took 9 ms of the T step's
+  // frame, before the traces moved (bench/controls_report.md, round 30). A slider whose
+  // steps name other frames (the reverse scrub's DDPM ↔ DDIM) is drawn with the move: a step
+  // must not name a frame the plot no longer holds. Dropped where Plotly draws the whole
+  // layout.
   drawSlider(now) {
     const slider = this.sliderLater;
     this.sliderLater = null;
