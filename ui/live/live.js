@@ -421,7 +421,8 @@ class Live {
   drawSlider(now) {
     const slider = this.sliderLater;
     this.sliderLater = null;
-    if (slider && now) this.Plotly.relayout(this.plot, slider);
+    // (a plot taken off the page meanwhile, another view's, has nothing to draw)
+    if (slider && now && this.plot.isConnected) this.Plotly.relayout(this.plot, slider);
   }
 
   // layout images named after a legend group show and hide with its traces: a click on the
