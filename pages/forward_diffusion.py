@@ -107,8 +107,8 @@ def scrub_inputs(name: str, seed: int, upload: io.BytesIO | None) -> tuple[np.nd
 
 def scrub(x0: np.ndarray, T: int, seed: int) -> None:
     """The scrub: x₀, ε and x_t under both schedules, every frame computed now. Its payload
-    comes from a cache every session shares (``cf.scrub_payload``; the warm-up fills it for
-    the sample images)."""
+    comes from the memo every session shares (``kit.chart``'s ``memo``), which the warm-up
+    fills for the sample images through ``cf.scrub_payload``."""
     page.explain("scrub")
     lang = current_lang()
     page.chart(
