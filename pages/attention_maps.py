@@ -192,8 +192,11 @@ def scaling() -> None:
     )
     k, h, d = SCALING_DIMS.index(D), SCALING_HEADS, D // SCALING_HEADS
     ln_n = float(np.log(SCALING_TOKENS))
+    # kept and cached by D (the curves are fixed): a D step sends a payload built once, where
+    # building the figure anew made the step 1.43-1.48 x the bare app on a slower machine
+    # (0.98-1.12 kept; bench/controls_report.md, round 31)
     page.chart(
-        figs.scaling_figure(
+        lambda: figs.scaling_figure(
             SCALING_DIMS,
             entropy,
             top,
@@ -205,6 +208,8 @@ def scaling() -> None:
             names=(page.tr("scale_right"), page.tr("scale_tutorial")),
         ),
         "scaling_chart",
+        kept=True,
+        memo=D,
     )
     page.formula(
         "scaling",

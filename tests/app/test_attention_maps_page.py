@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from core import attention as att
-from tests.app.conftest import latex, live_states, open_page
+from tests.app.conftest import chart_specs, latex, live_states, open_page
 
 PAGE = "attention_maps.py"
 SENTENCE = "the cat sat on the mat because it was tired"
@@ -143,3 +143,19 @@ def test_torch_view_ignores_a_link_with_heads_that_do_not_divide_d():
     assert not at.exception and not at.error
     assert at.select_slider(key="attention_maps_torch_heads").value == 2  # the default
     assert any("attention_maps_torch_heads" in c.value for c in at.caption)  # said so
+
+
+def test_the_scaling_chart_marks_the_D_chosen_also_from_the_shared_cache():
+    """The chart is kept and cached by D (``memo``): a D seen before comes from the cache
+    and must still mark that D, not the one drawn before it."""
+    at = open_page(PAGE, {"attention_maps_view": "scaling"})
+
+    def marked() -> set:
+        traces = chart_specs(at)["attention_maps_scaling_chart"]["data"][4:]
+        return {x for t in traces for x in t["x"]}
+
+    assert marked() == {256}
+    at.select_slider(key="attention_maps_D").set_value(1024).run()
+    assert marked() == {1024}
+    at.select_slider(key="attention_maps_D").set_value(256).run()
+    assert not at.exception and marked() == {256}
