@@ -407,6 +407,37 @@ def test_layers_to_full_for_a_band_and_a_split_pattern():
     assert at.layers_to_full(at.star_mask(10)) == 2
 
 
+def _hops_to_full(mask: np.ndarray) -> int | None:
+    """Breadth-first search: the most attention steps any token needs to hear from any other
+    (token i hears j in one step where mask[i, j]); at least 1; None if one never does."""
+    n, worst = len(mask), 1
+    for source in range(n):
+        hops = {source: 0}
+        frontier = [source]
+        while frontier:
+            reached = []
+            for j in frontier:
+                for i in map(int, np.flatnonzero(mask[:, j])):
+                    if i not in hops:
+                        hops[i] = hops[j] + 1
+                        reached.append(i)
+            frontier = reached
+        if len(hops) < n:
+            return None
+        worst = max(worst, *hops.values())
+    return worst
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 16), st.floats(0.0, 0.4), st.integers(0, 2**32 - 1))
+def test_layers_to_full_is_the_first_full_receptive_field_and_the_longest_shortest_chain(
+    n, density, seed
+):
+    mask = np.random.default_rng(seed).random((n, n)) < density
+    first = next((k for k in range(1, n + 1) if at.receptive_field(mask, k).all()), None)
+    assert at.layers_to_full(mask) == first == _hops_to_full(mask)
+
+
 def test_extrapolated_pairs_grow_linearly_after_the_last_count():
     lengths = [64, 128, 256, 512]
     counted = [at.band_mask(n, 2).sum() for n in lengths[:2]]
