@@ -246,10 +246,12 @@ def scaling_figure(
             title="",
             x=x_title,
             y=y_titles[0],
-            height=340,
-            margin={"l": 60, "r": 15, "t": 60, "b": 50},
+            height=370,
+            margin={"l": 60, "r": 15, "t": 90, "b": 50},
         )
     )
+    # the legend above the panels' titles (the house place, y = 1, is where they are)
+    fig.update_layout(legend={"y": 1.13})
     x = list(dims)
     colors = (BLUE, VERMILLION)
     for panel, data in ((1, entropy), (2, top_weight)):
