@@ -400,16 +400,22 @@ def receptive_field(mask: ArrayLike, layers: int) -> BoolArray:
     A = mask OR I, and L layers are the boolean power A^L: entry (i, j) is True when there
     is a chain i <- ... <- j of at most L allowed steps.
     """
+    A = _one_layer(mask)
+    if layers < 0:
+        raise ValueError(f"layers must be >= 0, got {layers}")
+    reach = np.eye(len(A))
+    for _ in range(layers):
+        reach = np.minimum(reach @ A, 1.0)  # boolean product, kept as 0/1
+    return reach.astype(bool)
+
+
+def _one_layer(mask: ArrayLike) -> Array:
+    """A = mask OR I (the residual connection) as 0/1 floats, for products by BLAS that stay
+    exact (an entry counts at most n chains); the mask must be square."""
     m = np.asarray(mask, dtype=bool)
     if m.ndim != 2 or m.shape[0] != m.shape[1]:
         raise ValueError(f"the mask must be square (n, n), got {m.shape}")
-    if layers < 0:
-        raise ValueError(f"layers must be >= 0, got {layers}")
-    A = (m | np.eye(len(m), dtype=bool)).astype(np.int64)
-    reach = np.eye(len(m), dtype=np.int64)
-    for _ in range(layers):
-        reach = np.minimum(reach @ A, 1)  # boolean product, kept as 0/1
-    return reach.astype(bool)
+    return (m | np.eye(len(m), dtype=bool)).astype(np.float64)
 
 
 # ---- linear attention ------------------------------------------------------------------------
@@ -419,22 +425,17 @@ def path_counts(mask: ArrayLike, layers: int) -> Array:
     """(M ∨ I)ᴸ as counts: entry (i, j) is the number of chains i ← … ← j of L allowed steps
     (a step may stay put: the residual connection). Positive exactly where
     :func:`receptive_field` is True."""
-    m = np.asarray(mask, dtype=bool)
-    return np.linalg.matrix_power((m | np.eye(len(m), dtype=bool)).astype(np.float64), layers)
+    return np.linalg.matrix_power(_one_layer(mask), layers)
 
 
 def layers_to_full(mask: ArrayLike) -> int | None:
     """The fewest stacked layers after which every token can reach every token, or ``None``
     if no number of layers does (the pattern splits the tokens into separate groups)."""
-    m = np.asarray(mask, dtype=bool)
-    if m.ndim != 2 or m.shape[0] != m.shape[1]:
-        raise ValueError(f"the mask must be square (n, n), got {m.shape}")
-    # the powers of A = mask OR I one after the other (receptive_field(m, k) is the k-th), as
-    # 0/1 floats: a BLAS product, exact (its entries count at most n chains); the reach only
-    # grows, so once a layer adds nothing it never fills (n = 64: 105 -> 0.3 ms)
-    A = (m | np.eye(len(m), dtype=bool)).astype(np.float64)
-    reach = np.eye(len(m))
-    for k in range(1, len(m) + 1):
+    # the powers of A one after the other (receptive_field(mask, k) is the k-th); the reach
+    # only grows, so once a layer adds nothing it never fills (n = 64: 105 -> 1 ms)
+    A = _one_layer(mask)
+    reach = np.eye(len(A))
+    for k in range(1, len(A) + 1):
         grown = np.minimum(reach @ A, 1.0)
         if grown.all():
             return k

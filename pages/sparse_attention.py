@@ -47,7 +47,9 @@ page = kit.Page(
         att.block_local_mask,
         att.star_mask,
         att.receptive_field,
+        att._one_layer,
         att.path_counts,
+        att.layers_to_full,
     ),
 )
 
