@@ -15,6 +15,7 @@ perf.freeze_import_heap()
 
 pages = nav.pages()
 page = st.navigation(pages, position="hidden")  # drawn by nav.sidebar_links (accessible markup)
+state.on_page(page.url_path)
 with st.sidebar:
     links = st.container()  # filled after the page: its ~30 links are not sent before it
     state.selectbox(

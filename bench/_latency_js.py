@@ -54,7 +54,10 @@ INSTALL_JS = r"""
   const SLIDER = '[role="slider"], input[type="range"]';
   const byKey = (key) => document.querySelector(`.st-key-${CSS.escape(key)}`);
   const plotOf = (box) => (box ? box.querySelector('.js-plotly-plot') : null);
-  const MAIN_ELEMENTS = '[data-testid="stMain"] [data-testid="stElementContainer"]';
+  // the main area's elements, but not the hidden scripts that write the address bar
+  // (ui.state.flush: their text changes at every step)
+  const MAIN_ELEMENTS =
+    '[data-testid="stMain"] [data-testid="stElementContainer"]:not(:has(script[data-adlab-url]))';
   // what a step waits for: '<chart key>' (its Plotly plot) or '#<i>' (the i-th element of the
   // main area, compared by its text: a control that redraws a formula or a table, not a chart)
   const watchBox = (spec) => {

@@ -12,7 +12,8 @@
   still reads as secondary.
 
 The shared style also shows a new chart from Plotly's first draw on
-(``ui.streamlit_internals.SHOW_NEW_CHARTS_CSS``).
+(``ui.streamlit_internals.SHOW_NEW_CHARTS_CSS``), and the page's script installs the
+address bar's writer (``ui.state.flush``), whose elements the style hides.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import json
 
 import streamlit as st
 
+from ui.state import URL_QUEUE, URL_RUN
 from ui.streamlit_internals import SHOW_NEW_CHARTS_CSS
 
 CAPTION_COLOUR = "#55534f"  # 7.0:1 on white, 6.6:1 on the sidebar's #f8f8f7
@@ -30,9 +32,36 @@ BASE_CSS = f"""
 [data-testid="stCaptionContainer"] {{ opacity: 1; color: {CAPTION_COLOUR}; }}
 [data-testid="stCaptionContainer"] p {{ color: {CAPTION_COLOUR}; }}
 {SHOW_NEW_CHARTS_CSS}
+[data-testid="stElementContainer"]:has(script[data-adlab-url]) {{ display: none; }}
 </style>
 """
 
+
+# The address bar's writer (ui.state.flush): drains the queue of writes that each run's
+# scripts add. A key keeps the value of its newest write in this session (an element drawn
+# again, or drawn before a later one, never brings back an older value). history.replaceState:
+# no history entry, no message to Streamlit's app.
+_WRITE_URL = f"""
+window.{URL_RUN} = () => {{
+  const queue = window.{URL_QUEUE} || [];
+  window.{URL_QUEUE} = [];
+  const url = new URL(location.href);
+  for (const write of queue) {{
+    if (window.__adlabUrlSession !== write.session) {{
+      window.__adlabUrlSession = write.session;
+      window.__adlabUrlWritten = {{}};
+    }}
+    const written = window.__adlabUrlWritten;
+    for (const [k, v] of Object.entries(write.set)) {{
+      if ((written[k] ?? -1) >= write.n) continue;
+      written[k] = write.n;
+      url.searchParams.set(k, v);
+    }}
+  }}
+  if (url.href !== location.href) history.replaceState(history.state, '', url.href);
+}};
+window.{URL_RUN}();
+"""
 
 # Runs in the page itself (st.html with JavaScript, not an iframe); installs its observer once.
 _LABEL_CHARTS = """
@@ -63,6 +92,6 @@ def page_basics(lang: str, data_hint: str) -> None:
     st.html(BASE_CSS)
     script = (
         f"document.documentElement.lang = {json.dumps(lang)};"
-        f"window.__adlabDataHint = {json.dumps(data_hint)};{_LABEL_CHARTS}"
+        f"window.__adlabDataHint = {json.dumps(data_hint)};{_LABEL_CHARTS}{_WRITE_URL}"
     )
     st.html(f"<script>{script}</script>", unsafe_allow_javascript=True, width="content")

@@ -100,8 +100,8 @@ def explain(concept: str, section: str) -> None:
 def fragment(fn: Callable[..., None]) -> Callable[..., None]:
     """``st.fragment`` for a page's live part: its controls' values reach the URL last.
 
-    A slider step reruns only the fragment. The URL update (a message that makes the browser
-    re-render the whole page) is sent once, after everything the fragment drew, so it never
+    A slider step reruns only the fragment. The address bar is written once, after everything
+    the fragment drew (``state.flush``: a hidden script, last in the fragment), so it never
     competes with the chart the student is watching (bench/latency). While it runs, the
     server's guesses at a student's next step wait (``ui.prefetch``).
     """

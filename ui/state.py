@@ -4,15 +4,20 @@ Each wrapper (1) seeds ``st.session_state[key]`` from ``?key=...`` the first tim
 runs in a session (a bad or stale value falls back to the default, with a short notice),
 (2) draws the widget by ``key`` only, and (3) queues the value for the address bar.
 
-:func:`flush` writes the queue to ``st.query_params`` in one update. The page kit calls it
-at the end of each live part (``kit.fragment``) and ``app.py`` at the end of the page:
-every query-param write is a message that makes the browser re-render the whole page, so
-one batched write after everything a slider step draws keeps it off the slider → chart
-path (measured with bench/latency).
+:func:`flush` writes the queue to the address bar in one step. The page kit calls it at the
+end of each live part (``kit.fragment``) and ``app.py`` at the end of the page. It writes in
+the browser (``history.replaceState``, :func:`url_script`), not through ``st.query_params``:
+a server-side write is a message on which Streamlit's app re-renders the whole page and
+pushes a history entry, on every step of every control (the reverse sampler at 48 steps on
+a slow machine: p50 230–236 ms with it, 200–206 without; bench/controls_report.md, round
+32). So the server's ``st.query_params`` stays the link the session started from; the
+values this session wrote are :func:`live`, which seeding reads first.
 """
 
 from __future__ import annotations
 
+import json
+import secrets
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -25,6 +30,10 @@ _NOTICES = "_url_state_notices"
 _PENDING = "_url_state_pending"
 _LIVE = "_url_state_live"
 _SHAPES = "_url_state_shapes"
+_HERE = "_url_state_here"  # (page, the values written since it was opened)
+_WRITES = "_url_state_writes"  # (session token, writes so far): the browser keeps the newest
+URL_QUEUE = "__adlabUrlQueue"  # the page's queue of writes (window.<name>), drained by:
+URL_RUN = "__adlabUrlRun"  # ui.a11y's function, installed by every page run
 
 
 def _seed(key: str, default: V, decode: Callable[[str], V], param: str | None = None) -> None:
@@ -32,7 +41,7 @@ def _seed(key: str, default: V, decode: Callable[[str], V], param: str | None = 
     if key in st.session_state:
         return
     param = param or key
-    raw = st.query_params.get(param)
+    raw = live().get(param, st.query_params.get(param))  # this session's last, else the link's
     value = default
     if raw is not None:
         try:
@@ -86,14 +95,51 @@ def publish(param: str, text: str) -> None:
 
 
 def flush() -> None:
-    """Write the queued widget values to the URL in one update (only those that changed)."""
+    """Write the queued values to the address bar in one step (see the module's docstring):
+    a hidden ``st.html`` element whose script hands them to the page's writer."""
     pending = st.session_state.pop(_PENDING, None)
     if not pending:
         return
     live().update(pending)
-    changed = {k: v for k, v in pending.items() if st.query_params.get(k) != v}
-    if changed:
-        st.query_params.update(changed)
+    st.session_state.setdefault(_HERE, ("", {}))[1].update(pending)
+    st.html(url_script(pending), unsafe_allow_javascript=True, width="content")
+
+
+def on_page(name: str) -> None:
+    """The page this run draws (``app.py``): a page switched to starts a new address (Streamlit
+    clears the link's parameters on a switch), so :func:`snapshot` holds what was written on
+    this page, not every value the session ever wrote (:func:`live`)."""
+    here = st.session_state.get(_HERE)
+    if here is None or here[0] != name:
+        st.session_state[_HERE] = (name, {})
+
+
+def url_script(values: dict[str, str]) -> str:
+    """The script that writes ``values`` into the address bar: queued for ``window.__adlabUrlRun``
+    (``ui.a11y``), numbered so that an element drawn again never brings back older values.
+
+    The values go in as JSON with ``<`` escaped: a typed matrix or sentence cannot close the
+    script.
+    """
+    token, n = st.session_state.get(_WRITES, (secrets.token_hex(4), 0))
+    st.session_state[_WRITES] = (token, n + 1)
+    data = json.dumps({"set": values, "session": token, "n": n}, ensure_ascii=False)
+    data = data.replace("<", "\\u003c")
+    return (
+        f"<script data-adlab-url>(window.{URL_QUEUE} = window.{URL_QUEUE} || []).push({data});"
+        f" window.{URL_RUN} && window.{URL_RUN}();</script>"
+    )
+
+
+def url_values(html: str) -> tuple[int, dict[str, str]] | None:
+    """A script of :func:`url_script`: its number in the session and what it writes
+    (``None``: not one); for the tests, which apply them in order as the browser does."""
+    start = f"<script data-adlab-url>(window.{URL_QUEUE} = window.{URL_QUEUE} || []).push("
+    end = f"); window.{URL_RUN} && window.{URL_RUN}();</script>"
+    if not (html.startswith(start) and html.endswith(end)):
+        return None
+    data = json.loads(html[len(start) : -len(end)])
+    return data["n"], data["set"]
 
 
 def show_notices() -> None:
@@ -337,6 +383,7 @@ def live() -> dict[str, str]:
 
 def snapshot() -> dict[str, str]:
     """This session's view as link parameters: the URL as it will be after :func:`flush`."""
-    view = {k: st.query_params[k] for k in st.query_params}
+    view = {k: st.query_params[k] for k in st.query_params}  # the link the page opened with
+    view.update(st.session_state.get(_HERE, ("", {}))[1])
     view.update(st.session_state.get(_PENDING, {}))
     return view

@@ -9,7 +9,7 @@ import pytest
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest, app_test
 
-from ui import live
+from ui import live, state
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -23,6 +23,17 @@ def open_page(page: str | None, query: dict[str, str] | None = None) -> AppTest:
     if page is not None:
         at.switch_page(f"pages/{page}").run()
     return at
+
+
+def url(at: AppTest) -> dict:
+    """The address bar after the run, as the browser writes it: the link's parameters
+    (``at.query_params``: the server never writes them), then each of the page's writes
+    (``ui.state.url_script``) in the order they were made."""
+    writes = sorted(filter(None, (state.url_values(e.proto.body) for e in at.get("html"))))
+    out = dict(at.query_params)
+    for _, values in writes:
+        out.update(values)
+    return out
 
 
 def first_at(node, kind: str, at: tuple[int, ...] = ()) -> tuple[int, ...] | None:

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from core import gallery as g
-from tests.app.conftest import first_at, kept_charts, latex, open_page
+from tests.app.conftest import first_at, kept_charts, latex, open_page, url
 
 PAGE = "attention_gallery.py"
 
@@ -23,7 +23,7 @@ def test_the_query_sliders_move_the_row_and_the_url():
     at = open_page(PAGE, {"attention_gallery_side": "8"})
     assert "o_{36}" in latex(at)  # row 4, column 4 of an 8×8 map
     at.slider(key="attention_gallery_col").set_value(7).run()
-    assert "o_{39}" in latex(at) and at.query_params["attention_gallery_col"] == "7"
+    assert "o_{39}" in latex(at) and url(at)["attention_gallery_col"] == "7"
 
 
 @pytest.mark.parametrize(
@@ -200,5 +200,5 @@ def test_the_compare_controls_above_the_chart_show_what_it_scored():
     at.select_slider(key="attention_gallery_ratio").set_value(4).run()
     assert not at.exception and not at.error
     assert at.select_slider(key="attention_gallery_ratio").value == 4
-    assert at.query_params["attention_gallery_ratio"] == "4"
+    assert url(at)["attention_gallery_ratio"] == "4"
     assert pvt_error() > 0.0

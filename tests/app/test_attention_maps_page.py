@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from core import attention as att
-from tests.app.conftest import chart_specs, latex, live_states, open_page
+from tests.app.conftest import chart_specs, latex, live_states, open_page, url
 
 PAGE = "attention_maps.py"
 SENTENCE = "the cat sat on the mat because it was tired"
@@ -52,7 +52,7 @@ def test_a_reported_query_moves_the_formula_and_the_url():
     at = report(open_page(PAGE), 7)
     assert not at.exception
     assert "a_{7,j}" in latex(at) and "o_{7}" in latex(at)
-    assert at.query_params["attention_maps_query"] == "7"
+    assert url(at)["attention_maps_query"] == "7"
     assert ":green-badge[" not in latex(at)  # the live control shows them
 
 

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from core import backprop as bp
-from tests.app.conftest import latex, open_page
+from tests.app.conftest import latex, open_page, url
 from ui import exercises, i18n
 
 PAGE = "backprop_by_hand.py"
@@ -35,7 +35,7 @@ def test_forward_shapes_follow_the_token_slider(N):
     at.select_slider(key="backprop_by_hand_N").set_value(N).run()
     assert not at.exception and not at.error
     assert f"\\underbrace{{A}}_{{2\\times{N}\\times{N}}}" in latex(at)
-    assert at.query_params["backprop_by_hand_N"] == str(N)
+    assert url(at)["backprop_by_hand_N"] == str(N)
     badges_all_green(at)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import latex, open_page
+from tests.app.conftest import latex, open_page, url
 
 PAGE = "cayley_hamilton.py"
 HOSTILE = [
@@ -37,7 +37,7 @@ def test_power_slider_reduces_t_to_the_k():
     at.slider(key="cayley_hamilton_k").set_value(3).run()
     assert "t^{3} \\bmod F_A(t) = 27 t + 10" in latex(at)  # t³ = (t + 5)F + 27t + 10
     assert ":red-badge[" not in latex(at)
-    assert at.query_params["cayley_hamilton_k"] == "3"
+    assert url(at)["cayley_hamilton_k"] == "3"
 
 
 @pytest.mark.parametrize("text", HOSTILE)

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.app.conftest import open_page
+from tests.app.conftest import open_page, url
 from ui import kit
 from ui.i18n import _sections
 from ui.registry import CONCEPTS
@@ -58,7 +58,7 @@ def test_presenter_mode_shows_one_step_at_a_time_and_the_buttons_step():
     assert at.button(key="softmax_step_back").disabled
     at.button(key="softmax_step_next").click().run()
     assert step_text(at).startswith("**Step 2 of ")
-    assert at.query_params["softmax_step"] == "2"
+    assert url(at)["softmax_step"] == "2"
     for _ in range(n + 3):  # past the end: stays on the last step
         if not at.button(key="softmax_step_next").disabled:
             at.button(key="softmax_step_next").click().run()
@@ -84,19 +84,19 @@ def test_outside_presenter_mode_every_step_is_shown_at_once():
     assert at.toggle(key="present").value is False
     at.toggle(key="present").set_value(True).run()
     assert step_text(at).startswith("**Step 1 of ")
-    assert at.query_params["present"] == "1"
+    assert url(at)["present"] == "1"
 
 
 def test_the_exercise_seed_is_drawn_once_kept_in_the_link_and_a_bad_one_replaced():
     at = open_page("softmax.py")
-    seed = at.query_params["softmax_ex"]
+    seed = url(at)["softmax_ex"]
     assert 0 <= int(seed) <= kit.SEED_MAX
     at.run()
-    assert at.query_params["softmax_ex"] == seed  # stable within the session
+    assert url(at)["softmax_ex"] == seed  # stable within the session
     pinned = open_page("softmax.py", {"softmax_ex": "4242"})
-    assert pinned.query_params["softmax_ex"] == "4242"
+    assert url(pinned)["softmax_ex"] == "4242"
     bad = open_page("softmax.py", {"softmax_ex": "-5"})
-    assert 0 <= int(bad.query_params["softmax_ex"]) <= kit.SEED_MAX
+    assert 0 <= int(url(bad)["softmax_ex"]) <= kit.SEED_MAX
     assert any("softmax_ex" in c.value for c in bad.caption)
 
 
@@ -106,4 +106,4 @@ def test_the_language_selector_changes_every_string_and_the_link():
     at.selectbox(key="lang").set_value("ja").run()
     assert not at.exception
     assert at.title[0].value != english
-    assert at.query_params["lang"] == "ja"
+    assert url(at)["lang"] == "ja"

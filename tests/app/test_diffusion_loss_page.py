@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.app.conftest import ROOT, first_at, latex, open_page
+from tests.app.conftest import ROOT, first_at, latex, open_page, url
 
 PAGE = "diffusion_loss.py"
 
@@ -34,7 +34,7 @@ def test_the_probe_slider_moves_the_posterior_numbers():
     assert "= 1\\,x_0 + 0\\,x_t" in latex(at)  # the mean is x₀ exactly
     at.slider(key="diffusion_loss_t").set_value(1000).run()
     assert "t = 1000:" in latex(at) and badges_green(at)
-    assert at.query_params["diffusion_loss_t"] == "1000"
+    assert url(at)["diffusion_loss_t"] == "1000"
 
 
 def test_a_shorter_chain_clamps_t_and_keeps_the_identities():
@@ -58,7 +58,7 @@ def test_the_controls_sit_above_the_charts_they_were_read_for(view, slider):
     at.select_slider(key="diffusion_loss_T").set_value(20).run()
     assert not at.exception and not at.error
     assert at.select_slider(key="diffusion_loss_T").value == 20
-    assert at.query_params["diffusion_loss_T"] == "20" and badges_green(at)
+    assert url(at)["diffusion_loss_T"] == "20" and badges_green(at)
 
 
 def test_the_kl_sliders_change_the_closed_form():

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from core import snr_schedules as snr
-from tests.app.conftest import kept_charts, latex, open_page
+from tests.app.conftest import kept_charts, latex, open_page, url
 from ui import exercises, i18n
 
 PAGE = "diffusion_parameterisations.py"
@@ -45,7 +45,7 @@ def test_predictions_show_the_numbers_of_core():
     assert f"t = 250:\\ \\bar\\alpha_t = {a:.6f}" in tex
     assert f"= {truth.x_t[0]:.4f}\\\\" in tex and f"= {truth.v[0]:.4f}," in tex
     assert "12 pairs" in tex and ":red-badge[" not in tex
-    assert at.query_params[f"{C}_t"] == "250" and at.query_params[f"{C}_x0"] == "-0.7"
+    assert url(at)[f"{C}_t"] == "250" and url(at)[f"{C}_x0"] == "-0.7"
 
 
 def test_zero_terminal_snr_at_T_leaves_four_conversions_undefined():

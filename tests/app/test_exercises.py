@@ -22,7 +22,7 @@ import sympy
 import torch
 from sympy.combinatorics import Permutation
 
-from tests.app.conftest import ROOT, open_page
+from tests.app.conftest import ROOT, open_page, url
 from ui import exercises, i18n
 from ui.kit import Exercise
 
@@ -358,7 +358,7 @@ def test_softmax_exercise_checks_reveals_and_draws_a_new_question(served):
     at = open_exercise("softmax.py", "softmax", "123")
     ex = make("softmax", 123)
     assert ex.question in shown(at)
-    assert at.query_params["softmax_ex"] == "123"
+    assert url(at)["softmax_ex"] == "123"
     guess = at.number_input(key="softmax_ex_guess_123")
     guess.set_value(float(ex.answer) + 10 * ex.tolerance + 1).run()
     at.button(key="softmax_ex_check").click().run()
@@ -372,7 +372,7 @@ def test_softmax_exercise_checks_reveals_and_draws_a_new_question(served):
     assert ex.explanation in at.info[0].value
     at.button(key="softmax_ex_new").click().run()
     assert not at.exception
-    seed = at.query_params["softmax_ex"]
+    seed = url(at)["softmax_ex"]
     assert seed != "123"
     assert make("softmax", int(seed)).question in shown(at)
     assert not at.info and not at.success, "a new question starts unanswered"
@@ -398,4 +398,4 @@ def test_every_page_shows_its_own_question_when_the_exercise_is_opened(concept, 
     at = open_exercise(f"{concept}.py", concept, "2024")
     assert not at.error, [e.value for e in at.error]
     assert make(concept, 2024).question in shown(at)
-    assert at.query_params[f"{concept}_ex"] == "2024"
+    assert url(at)[f"{concept}_ex"] == "2024"

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.app.conftest import chart_specs, first_at, kept_charts, latex, open_page
+from tests.app.conftest import chart_specs, first_at, kept_charts, latex, open_page, url
 
 PAGE = "forward_diffusion.py"
 C = "forward_diffusion"
@@ -91,7 +91,7 @@ def test_moving_the_probe_changes_the_numbers_and_the_link():
     before = latex(at)
     at.slider(key=f"{C}_pixel_t").set_value(600).run()
     assert latex(at) != before and "t = 600:" in latex(at)
-    assert at.query_params[f"{C}_pixel_t"] == ["600"] or at.query_params[f"{C}_pixel_t"] == "600"
+    assert url(at)[f"{C}_pixel_t"] == ["600"] or url(at)[f"{C}_pixel_t"] == "600"
     assert badges_green(at)
 
 
@@ -211,7 +211,7 @@ def test_the_top_row_above_the_scrub_shows_what_it_was_drawn_of():
     assert scrub_spec(at)["layout"]["sliders"][0]["steps"][-1]["label"] == "500"
     at.select_slider(key=f"{C}_T").set_value(2000).run()
     assert not at.exception and not at.error
-    assert at.select_slider(key=f"{C}_T").value == 2000 and at.query_params[f"{C}_T"] == "2000"
+    assert at.select_slider(key=f"{C}_T").value == 2000 and url(at)[f"{C}_T"] == "2000"
     assert scrub_spec(at)["layout"]["sliders"][0]["steps"][-1]["label"] == "2000"
     assert at.radio(key=f"{C}_image").value == "checker"
     assert at.number_input(key=f"{C}_seed").value == 3

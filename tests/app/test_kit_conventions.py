@@ -11,7 +11,7 @@ import pytest
 
 from core.errors import CoreError
 from core.validation import finite_array, integer, positive
-from tests.app.conftest import ROOT, kept_charts, open_page
+from tests.app.conftest import ROOT, kept_charts, open_page, url
 from ui import formulas, streamlit_internals, tex
 from ui.i18n import strings
 
@@ -278,7 +278,7 @@ def test_a_kept_chart_is_one_element_that_takes_each_new_figure():
     again, new = element()
     assert again == first and new["digest"] != data["digest"]
     assert new["figure"]["data"][0]["y"] == [2]
-    assert "bar_kept" not in at.query_params
+    assert "bar_kept" not in url(at)
 
 
 def test_a_kept_chart_sends_its_frames_and_a_live_control_refuses_them():
@@ -405,8 +405,8 @@ def test_controls_after_the_chart_are_shown_above_it_and_sent_after_it():
     at.selectbox(key="demo_shape").set_value("x").run()
     assert not at.exception
     assert at.session_state["read"] == (2, "b", 6, "x")
-    assert at.query_params["demo_n"] == "2" and at.query_params["demo_kind"] == "b"
-    assert at.query_params["demo_seed"] == "6" and at.query_params["demo_shape"] == "x"
+    assert url(at)["demo_n"] == "2" and url(at)["demo_kind"] == "b"
+    assert url(at)["demo_seed"] == "6" and url(at)["demo_shape"] == "x"
     [bar] = kept_charts(at).values()
     assert bar["figure"]["data"][0]["y"] == [2]  # the chart of the values the widgets show
 
@@ -512,6 +512,49 @@ def test_a_widget_keeps_its_value_when_its_range_or_options_move():
     assert at.select_slider(key="demo_s").value == 4
     assert at.select_slider(key="demo_s").options == ["2", "4", "16"]
     assert at.number_input(key="demo_m").value == 5
-    assert at.query_params["demo_n"] == "4" and at.query_params["demo_m"] == "5"
+    assert url(at)["demo_n"] == "4" and url(at)["demo_m"] == "5"
     at.slider(key="demo_n").set_value(6).run()  # and the student moves it on from there
-    assert at.slider(key="demo_n").value == 6 and at.query_params["demo_n"] == "6"
+    assert at.slider(key="demo_n").value == 6 and url(at)["demo_n"] == "6"
+
+
+def address_bar_app() -> None:
+    """Two writes of the address bar in one run, a link's text among them; a slider that a
+    run may leave out (``show``)."""
+    import streamlit as st
+
+    from ui import state
+
+    state.publish("demo_text", st.session_state.get("say", "plain"))
+    state.flush()
+    if st.session_state.get("show", True):
+        state.slider("n", "demo_n", 0, 9, 1)
+    state.publish("demo_text", "second")
+    state.flush()
+
+
+def test_the_address_bar_is_written_in_the_browser_in_order_and_safely():
+    """``state.flush`` writes the URL with a script (no ``st.query_params`` message: Streamlit
+    re-renders the whole page on one), numbered so that the later write wins; a value cannot
+    close the script; a control drawn again takes the session's last value, not the link's."""
+    from streamlit.testing.v1 import AppTest
+
+    from ui import state
+
+    at = AppTest.from_function(address_bar_app)
+    at.query_params["demo_n"] = "3"  # the link the session started from
+    at.session_state["say"] = "</script><script>alert(1)</script>"
+    at.run()
+    assert not at.exception
+    bodies = [e.proto.body for e in at.get("html") if state.url_values(e.proto.body)]
+    assert len(bodies) == 2 and all(b.count("</script>") == 1 for b in bodies)
+    first, second = (state.url_values(b) for b in bodies)
+    assert first[1] == {"demo_text": "</script><script>alert(1)</script>"}
+    assert second[0] > first[0] and url(at)["demo_text"] == "second"
+    assert at.query_params == {"demo_n": "3"}  # the server wrote nothing
+    at.slider(key="demo_n").set_value(5).run()
+    assert url(at)["demo_n"] == "5"
+    at.session_state["show"] = False
+    at.run()
+    at.session_state["show"] = True
+    at.run()
+    assert at.slider(key="demo_n").value == 5 and url(at)["demo_n"] == "5"

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.app.conftest import ROOT, first_at, latex, open_page
+from tests.app.conftest import ROOT, first_at, latex, open_page, url
 
 PAGE = "lambda_layers.py"
 C = "lambda_layers"
@@ -40,7 +40,7 @@ def test_the_side_slider_moves_the_cost_and_the_measured_forward_pass():
     assert "n = s^2 = 16{,}384" in text and "h\\,n^2 = 536{,}870{,}912" in text
     assert "\\to 2{,}147\\,\\text{MB}" in text  # 536,870,912 × 4 B
     assert "conv3d 1×4×4×128×128 = 262,144" in badges(at) and ":red-badge[" not in badges(at)
-    assert at.query_params[f"{C}_side"] in ("128", ["128"])
+    assert url(at)[f"{C}_side"] in ("128", ["128"])
 
 
 def test_the_content_lambda_ignores_the_query_position():
@@ -118,7 +118,7 @@ def test_the_query_row_above_the_chart_shows_the_position_it_was_drawn_of(view):
     at.select_slider(key=f"{C}_{view}_H").set_value(8).run()
     assert not at.exception and not at.error
     assert at.slider(key=f"{C}_row").value == 7 and at.slider(key=f"{C}_row").max == 7
-    assert at.query_params[f"{C}_row"] == "7" and "n = (7, 4)" in latex(at)
+    assert url(at)[f"{C}_row"] == "7" and "n = (7, 4)" in latex(at)
     assert ":red-badge[" not in badges(at)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import latex, open_page
+from tests.app.conftest import latex, open_page, url
 
 PAGE = "linear_attention.py"
 
@@ -17,7 +17,7 @@ def test_both_orderings_agree_on_screen(view, N):
     assert not at.exception and not at.error
     assert f"({N}\\times{N})" in latex(at)
     assert ":red-badge[" not in latex(at)
-    assert at.query_params["linear_attention_N"] == str(N)
+    assert url(at)["linear_attention_N"] == str(N)
 
 
 def test_causal_view_checks_the_cumulative_sum_against_the_mask():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import latex, live_states, open_page
+from tests.app.conftest import latex, live_states, open_page, url
 
 PAGE = "permutations.py"
 HOSTILE = [
@@ -46,9 +46,9 @@ def test_power_slider_moves_the_permutation():
     at.session_state["_live_value_permutations_k"] = 3  # what ui.live keeps from the report
     at.run()
     assert "\\sigma^{3}" in latex(at) and "\\mathrm{id}" in latex(at)  # (1 2 4)³ = id
-    assert at.query_params["permutations_k"] == "3"
+    assert url(at)["permutations_k"] == "3"
     linked = open_page(PAGE, {"permutations_k": "-2"})  # a shared link opens at its power
-    assert "\\sigma^{-2}" in latex(linked) and linked.query_params["permutations_k"] == "-2"
+    assert "\\sigma^{-2}" in latex(linked) and url(linked)["permutations_k"] == "-2"
 
 
 def test_odd_permutation_and_cycle_input():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import ROOT, latex, open_page
+from tests.app.conftest import ROOT, latex, open_page, url
 
 PAGE = "pvt_sra.py"
 
@@ -14,7 +14,7 @@ def test_every_part_runs_with_green_badges(view):
     at = open_page(PAGE, {"pvt_sra_view": view})
     assert not at.exception and not at.error
     assert ":green-badge[" in latex(at) and ":red-badge[" not in latex(at)
-    assert at.query_params["pvt_sra_view"] == view
+    assert url(at)["pvt_sra_view"] == view
 
 
 @pytest.mark.parametrize(("R", "keys", "width"), [(1, 256, 7), (2, 64, 28), (8, 4, 448)])
@@ -24,7 +24,7 @@ def test_ratio_changes_the_reshape_and_the_key_count(R, keys, width):
     assert not at.exception
     assert f"\\mathbb{{R}}^{{{keys}\\times{width}}}" in latex(at)
     assert f"keys = H·W/R² — {keys}" in latex(at)
-    assert at.query_params["pvt_sra_R"] == str(R)
+    assert url(at)["pvt_sra_R"] == str(R)
 
 
 def test_query_sliders_move_the_query_and_stay_in_the_url():
@@ -32,7 +32,7 @@ def test_query_sliders_move_the_query_and_stay_in_the_url():
     at.slider(key="pvt_sra_col").set_value(12).run()
     at.slider(key="pvt_sra_row").set_value(3).run()
     assert "a_{(3,12)}" in latex(at)
-    assert at.query_params["pvt_sra_col"] == "12"
+    assert url(at)["pvt_sra_col"] == "12"
 
 
 def test_query_is_clamped_when_the_map_shrinks():

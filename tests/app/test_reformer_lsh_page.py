@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import latex, open_page
+from tests.app.conftest import latex, open_page, url
 
 PAGE = "reformer_lsh.py"
 C = "reformer_lsh"
@@ -16,7 +16,7 @@ def test_every_part_runs_with_green_badges(view, query):
     at = open_page(PAGE, {f"{C}_view": view, **query})
     assert not at.exception and not at.error
     assert ":green-badge[" in latex(at) and ":red-badge[" not in latex(at)
-    assert at.query_params[f"{C}_view"] == view
+    assert url(at)[f"{C}_view"] == view
 
 
 def test_buckets_slider_moves_the_formula_and_the_url():
@@ -24,7 +24,7 @@ def test_buckets_slider_moves_the_formula_and_the_url():
     at.select_slider(key=f"{C}_b").set_value(8).run()
     assert not at.exception
     assert "(b = 8)" in latex(at) and "\\bmod 8" in latex(at)
-    assert at.query_params[f"{C}_b"] == "8"
+    assert url(at)[f"{C}_b"] == "8"
 
 
 def test_an_odd_number_of_buckets_in_the_link_falls_back_with_a_notice():

@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.app.conftest import chart_specs, first_at, kept_charts, latex, open_page
+from tests.app.conftest import chart_specs, first_at, kept_charts, latex, open_page, url
 from tests.figures.validation import dots_of, paths_of
 from ui import exercises, i18n, kit
 
@@ -89,7 +89,7 @@ def test_the_data_row_above_the_chart_shows_the_settings_the_chart_was_drawn_of(
     at.selectbox(key=f"{C}_layout").set_value("line").run()
     at.number_input(key=f"{C}_seed").set_value(4).run()
     ok(at)
-    assert at.query_params[f"{C}_layout"] == "line" and at.query_params[f"{C}_seed"] == "4"
+    assert url(at)[f"{C}_layout"] == "line" and url(at)[f"{C}_seed"] == "4"
     spec = dn.TrainSpec(rv.DataSpec("mixture", "line", 5, 0.15, 0.8), seed=4)
     chart = kept_charts(at)[f"{C}_{'scrub' if view == 'sampling' else 'field'}_chart"]
     if view == "sampling":  # the data's dots are the new setting's
@@ -243,7 +243,7 @@ def test_fewer_steps_jump_further_and_stay_deterministic():
     at.select_slider(key=f"{C}_steps").set_value(10).run()
     ok(at)
     assert "t = 1000 \\to t' = 900" in latex(at)
-    assert at.query_params[f"{C}_steps"] == "10"
+    assert url(at)[f"{C}_steps"] == "10"
     assert "|Δ| = 0e+00" in latex(at)
 
 

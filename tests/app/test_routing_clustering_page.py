@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import latex, open_page
+from tests.app.conftest import latex, open_page, url
 
 PAGE = "routing_clustering.py"
 C = "routing_clustering"
@@ -24,7 +24,7 @@ def test_cluster_slider_changes_the_routing(k):
     at.slider(key=f"{C}_k").set_value(k).run()
     assert not at.exception and ":red-badge[" not in latex(at)
     assert latex(at).count(",\\ ") >= k - 1  # one distance per centroid
-    assert at.query_params[f"{C}_k"] == str(k)
+    assert url(at)[f"{C}_k"] == str(k)
     if k == 1:
         assert "\\frac{2304}{48^2} = 1.000" in latex(at)
 

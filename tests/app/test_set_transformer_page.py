@@ -9,7 +9,7 @@ import pytest
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import app_test
 
-from tests.app.conftest import ROOT, latex, open_page
+from tests.app.conftest import ROOT, latex, open_page, url
 
 PAGE = "set_transformer.py"
 C = "set_transformer"
@@ -36,7 +36,7 @@ def test_the_m_slider_moves_the_maps_and_the_cost():
     text = latex(at)
     assert "2\\cdot16\\cdot128 = 4{,}096" in text and "\\mathbb{R}^{128\\times16}" in text
     assert "16×128, 128×16" in badges(at) and ":red-badge[" not in badges(at)
-    assert at.query_params[f"{C}_m"] == ["16"] or at.query_params[f"{C}_m"] == "16"
+    assert url(at)[f"{C}_m"] == ["16"] or url(at)[f"{C}_m"] == "16"
 
 
 def test_isab_is_not_cheaper_when_n_is_at_most_2m():

@@ -10,7 +10,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from tests.app.conftest import kept_charts, latex, live_controls, live_states, open_page
+from tests.app.conftest import kept_charts, latex, live_controls, live_states, open_page, url
 from ui import exercises, i18n, kit
 
 PAGE = "simclr.py"
@@ -27,7 +27,7 @@ def test_views_part_draws_the_batch_and_follows_the_draw():
     before = latex(at)
     at.slider(key="simclr_draw").set_value(2).run()
     assert not at.exception and latex(at) != before and no_red(at)
-    assert at.query_params["simclr_draw"] == "2"
+    assert url(at)["simclr_draw"] == "2"
 
 
 def test_similarity_part_shows_the_anchor_loss_and_softmax_link():
@@ -40,7 +40,7 @@ def test_similarity_part_shows_the_anchor_loss_and_softmax_link():
     at.session_state["_live_value_simclr_anchor"] = 5  # view 2′: its positive is view 2
     at.run()
     assert "\\ell_{2',2}" in latex(at) and no_red(at)
-    assert at.query_params["simclr_anchor"] == "5"
+    assert url(at)["simclr_anchor"] == "5"
     losses = re.findall(r"\\mathcal\{L\} = \\frac\{1\}\{6\}.*= ([\d.]+)", latex(at))
     assert losses and 0 < float(losses[0]) < 10
 
@@ -74,7 +74,7 @@ def test_every_anchor_is_sent_with_its_softmax_row_and_loss():
     outline = kept_charts(at)["simclr_similarity_chart"]["figure"]["data"][2]["y"]
     assert set(outline) == {5.5, 6.5} and "\\ell_{3',3}" in latex(at)
     bad = open_page(PAGE, {"simclr_view": "similarity", "simclr_anchor": "99"})
-    assert not bad.exception and bad.query_params["simclr_anchor"] == "1"
+    assert not bad.exception and url(bad)["simclr_anchor"] == "1"
 
 
 def test_temperature_part_shows_chance_and_bound():
@@ -117,7 +117,7 @@ def test_the_default_settings_show_a_trained_run_without_a_button():
     at.session_state["_live_value_simclr_step"] = 10  # the live slider settled at 10 (ui.live)
     at.run()
     assert "\\mathcal{L}_{10}" in latex(at) and no_red(at)
-    assert at.query_params["simclr_step"] == "10"
+    assert url(at)["simclr_step"] == "10"
 
 
 def test_every_training_step_is_sent_with_its_loss_similarities_and_green_badges():
@@ -148,7 +148,7 @@ def test_every_training_step_is_sent_with_its_loss_similarities_and_green_badges
     linked = open_page(PAGE, {"simclr_view": "training", "simclr_step": "7"})
     assert live_controls(linked)[0]["index"] == 7 and "\\mathcal{L}_{7}" in latex(linked)
     bad = open_page(PAGE, {"simclr_view": "training", "simclr_step": "61"})
-    assert not bad.exception and bad.query_params["simclr_step"] == "60"
+    assert not bad.exception and url(bad)["simclr_step"] == "60"
 
 
 def test_the_default_run_outlives_the_other_runs_cache(trainings):

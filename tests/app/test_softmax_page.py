@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from core import softmax as sm
-from tests.app.conftest import latex, live_controls, open_page
+from tests.app.conftest import latex, live_controls, open_page, url
 
 PAGE = "softmax.py"
 
@@ -56,7 +56,7 @@ def test_the_reported_temperature_moves_the_formula_and_the_url(T, top):
     at.run()
     assert not at.exception
     assert f"= {top}" in latex(at)
-    assert at.query_params["softmax_T"] == f"{T:g}"
+    assert url(at)["softmax_T"] == f"{T:g}"
     assert live_data(at)["index"] == index_of(at, T)
 
 
@@ -111,7 +111,7 @@ def test_every_part_of_the_page_runs_with_green_badges(view):
         assert latex(at) and live_state(at, 1.0)["html"].count("live-ok") == 4
     else:
         assert latex(at) and ":green-badge[" in latex(at) and ":red-badge[" not in latex(at)
-    assert at.query_params["softmax_view"] == view
+    assert url(at)["softmax_view"] == view
 
 
 def test_bad_url_parameters_fall_back_to_defaults_with_a_notice():
@@ -123,7 +123,7 @@ def test_bad_url_parameters_fall_back_to_defaults_with_a_notice():
     assert "softmax_bins" in notice and "softmax_seed" in notice
     at = open_page(PAGE, {"softmax_T": "banana", "softmax_view": "nonsense"})
     assert live_data(at)["index"] == index_of(at, 1.0)
-    assert at.query_params["softmax_T"] == "1"
+    assert url(at)["softmax_T"] == "1"
     assert at.radio(key="softmax_view").value == "temperature"
     notice = " ".join(c.value for c in at.caption)
     assert "softmax_T" in notice and "softmax_view" in notice

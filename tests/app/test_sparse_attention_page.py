@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core import attention as att
-from tests.app.conftest import first_at, latex, open_page
+from tests.app.conftest import first_at, latex, open_page, url
 from ui import tex
 
 PAGE = "sparse_attention.py"
@@ -35,7 +35,7 @@ def test_band_receptive_field_grows_by_the_width_per_layer():
     assert "R_{2}" in latex(at)
     # width 4 after two layers: |i - j| <= 4 -> (16 + 2 * (15 + 14 + 13 + 12)) / 256 = 48.4 %
     assert "48.4\\%" in latex(at)
-    assert at.query_params["sparse_attention_layers"] == "2"
+    assert url(at)["sparse_attention_layers"] == "2"
 
 
 def test_only_the_knobs_of_the_chosen_pattern_are_shown():
@@ -94,7 +94,7 @@ def test_the_pattern_row_above_the_charts_shows_the_pattern_they_were_drawn_of(v
     assert not at.exception and not at.error
     assert {s.key for s in at.slider} >= {"sparse_attention_width", "sparse_attention_dilation"}
     assert "sparse_attention_seed" not in {w.key for w in at.number_input}
-    assert at.query_params["sparse_attention_pattern"] == "dilated"
+    assert url(at)["sparse_attention_pattern"] == "dilated"
     n = 1024 if view == "cost" else 32
     mask = att.dilated_mask(n, 3, 2)  # the link's width, the default dilation
     pairs = tex.num(int(mask.sum())) if view == "cost" else f"\\frac{{{int(mask.sum())}}}"

@@ -8,7 +8,15 @@ import numpy as np
 import pytest
 
 from core import windows as win
-from tests.app.conftest import first_at, kept_charts, latex, live_controls, live_states, open_page
+from tests.app.conftest import (
+    first_at,
+    kept_charts,
+    latex,
+    live_controls,
+    live_states,
+    open_page,
+    url,
+)
 from ui import live
 
 PAGE = "swin_windows.py"
@@ -72,11 +80,11 @@ def test_windows_mix_regions_after_the_shift():
     settle_on(at, 3)
     assert "\\{4, 5, 7, 8\\}" in latex(at)
     assert "64 \\text{ of } 16^2 = 256" in latex(at)
-    assert at.query_params["swin_windows_window"] == "3"
+    assert url(at)["swin_windows_window"] == "3"
     assert live_data(at)["index"] == 3
     settle_on(at, 0)
     assert "\\{0\\}" in latex(at) and "256 \\text{ of }" in latex(at)
-    assert at.query_params["swin_windows_window"] == "0"
+    assert url(at)["swin_windows_window"] == "0"
 
 
 def test_the_states_do_not_depend_on_the_window_shown():
@@ -92,20 +100,20 @@ def test_a_link_opens_at_its_window_and_a_bad_one_falls_back_with_a_notice():
     assert live_data(linked)["index"] == 2 and "window } 2 " in latex(linked)
     linked = open_page(PAGE, {"swin_windows_window": "1"})
     assert live_data(linked)["index"] == 1 and "\\{1, 2\\}" in latex(linked)
-    assert linked.query_params["swin_windows_window"] == "1"
+    assert url(linked)["swin_windows_window"] == "1"
     for bad in ("9", "banana", "-1"):  # H = 8, M = 4: windows 0..3
         at = open_page(PAGE, {"swin_windows_window": bad})
         assert not at.exception and not at.error
         assert live_data(at)["index"] == 2  # the default
         assert "swin_windows_window" in " ".join(c.value for c in at.caption)
-        assert at.query_params["swin_windows_window"] == "2"
+        assert url(at)["swin_windows_window"] == "2"
 
 
 def test_switching_the_shift_off_gives_plain_windows():
     at = open_page(PAGE)
     at.toggle(key="swin_windows_shifted").set_value(False).run()
     assert "W-MSA" in latex(at) and "256 \\text{ of }" in latex(at)
-    assert at.query_params["swin_windows_shifted"] == "0"
+    assert url(at)["swin_windows_shifted"] == "0"
     states = live_states(at)
     assert all("256 of 16² = 256 pairs" in s["html"] for s in states.values())
 
@@ -139,7 +147,7 @@ def test_window_index_is_clamped_when_windows_get_fewer():
     assert not at.exception and not at.error
     assert sorted(live_states(at)) == [0, 1, 2, 3]
     assert live_data(at)["index"] == 3 and "window } 3 " in latex(at)
-    assert at.query_params["swin_windows_window"] == "3"
+    assert url(at)["swin_windows_window"] == "3"
 
 
 @pytest.mark.parametrize(("H", "M"), [(32, 2), (32, 8), (28, 7)])
@@ -195,8 +203,8 @@ def test_the_window_row_above_the_charts_shows_the_settings_they_were_drawn_of()
     assert not at.exception and not at.error
     M = at.select_slider(key="swin_windows_M")
     assert M.options == ["2", "4", "8"] and M.value == 2  # the nearest, the smaller on a tie
-    assert (at.query_params["swin_windows_H"], at.query_params["swin_windows_M"]) == ("16", "2")
-    assert at.query_params["swin_windows_shifted"] == "1"
+    assert (url(at)["swin_windows_H"], url(at)["swin_windows_M"]) == ("16", "2")
+    assert url(at)["swin_windows_shifted"] == "1"
     regions = kept_charts(at)["swin_windows_regions_chart"]["figure"]["data"][1]["z"]
     assert np.array_equal(regions, win.shifted_window_regions(16, 16, 2, 1))
     assert len(live_data(at)["states"]) == (16 // 2) ** 2

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from core import transformer as tf
-from tests.app.conftest import latex, live_controls, live_states, open_page
+from tests.app.conftest import latex, live_controls, live_states, open_page, url
 from ui import exercises, i18n
 
 PAGE = "transformer_families.py"
@@ -63,13 +63,13 @@ def test_the_settled_head_reaches_the_url_and_a_link_opens_at_its_head():
     before = live_data(at)
     at.session_state["_live_value_transformer_families_head"] = 3  # what ui.live keeps
     at.run()
-    assert not at.exception and at.query_params["transformer_families_head"] == "3"
+    assert not at.exception and url(at)["transformer_families_head"] == "3"
     after = live_data(at)
     assert after["index"] == 2 and after["digest"] == before["digest"]  # no redraw
     assert "6\\times6 = 36" in latex(at)
     linked = open_page(PAGE, {"transformer_families_head": "4"})
     assert live_data(linked)["index"] == 3
-    assert linked.query_params["transformer_families_head"] == "4"
+    assert url(linked)["transformer_families_head"] == "4"
 
 
 @pytest.mark.parametrize("raw", ["0", "5", "banana", "2.5"])
@@ -77,7 +77,7 @@ def test_a_bad_head_in_the_link_falls_back_to_head_1_with_a_notice(raw):
     at = open_page(PAGE, {"transformer_families_head": raw})
     assert not at.exception and not at.error
     assert live_data(at)["index"] == 0
-    assert at.query_params["transformer_families_head"] == "1"
+    assert url(at)["transformer_families_head"] == "1"
     assert "transformer_families_head" in " ".join(c.value for c in at.caption)
 
 

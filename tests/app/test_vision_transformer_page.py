@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from core import vit
-from tests.app.conftest import latex, open_page
+from tests.app.conftest import latex, open_page, url
 from ui import cache_vit, exercises, i18n
 
 PAGE = "vision_transformer.py"
@@ -23,7 +23,7 @@ def test_patches_view_states_the_shapes_and_the_conv_check(P):
     assert f"\\mathbb{{R}}^{{{N}\\times{P * P * 3}}}" in latex(at)
     assert f"\\mathbb{{R}}^{{{N + 1}\\times384}}" in latex(at)
     assert ":red-badge[" not in latex(at)
-    assert at.query_params["vision_transformer_P"] == str(P)
+    assert url(at)["vision_transformer_P"] == str(P)
 
 
 @pytest.mark.parametrize("image", ["checker", "sunset"])

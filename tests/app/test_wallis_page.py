@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from tests.app.conftest import latex, live_controls, live_states, open_page
+from tests.app.conftest import latex, live_controls, live_states, open_page, url
 
 PAGE = "wallis.py"
 
@@ -21,7 +21,7 @@ def test_n_moves_the_numbers_in_the_formula(n, shown):
     assert not at.exception and not at.error
     assert f"2P_{{{n}}}" in latex(at) and f"= {shown}" in latex(at)
     assert ":red-badge[" not in latex(at)
-    assert at.query_params["wallis_n"] == str(n)
+    assert url(at)["wallis_n"] == str(n)
 
 
 def test_small_n_shows_the_exact_fraction():
@@ -38,7 +38,7 @@ def test_integrals_part_shows_the_exact_sandwich():
     assert ":red-badge[" not in text
     at.session_state["_live_value_wallis_N"] = 20  # the live slider settled at 20 (ui.live)
     at.run()
-    assert "W_{42}" in latex(at) and at.query_params["wallis_N"] == "20"
+    assert "W_{42}" in latex(at) and url(at)["wallis_N"] == "20"
 
 
 def test_every_N_is_sent_with_its_integrands_its_sandwich_and_green_badges():

@@ -43,6 +43,7 @@ def test_the_copied_link_restores_the_view_in_a_fresh_browser(browser, page, ser
     expect(thumb).to_be_enabled()  # a live control (ui.live) takes keys once it has drawn
     start = thumb.input_value()
     in_url = parse_qs(urlparse(page.url).query).get(slider_key, [None])[0]
+    entries = page.evaluate("history.length")
     thumb.focus()
     for _ in range(2):
         page.keyboard.press("ArrowRight")
@@ -58,6 +59,13 @@ def test_the_copied_link_restores_the_view_in_a_fresh_browser(browser, page, ser
         "([k, v]) => new URLSearchParams(location.search).get(k) !== v", arg=[slider_key, in_url]
     )
     wait_for_app(page)
+    # written in place (ui.state.flush), by scripts whose elements take no room on the page
+    assert page.evaluate("history.length") == entries
+    heights = page.evaluate(
+        """[...document.querySelectorAll('script[data-adlab-url]')].map((s) =>
+             s.closest('[data-testid="stElementContainer"]').getBoundingClientRect().height)"""
+    )
+    assert heights and set(heights) == {0}
     view = formulas(page)
     link = copied_link(page)
     assert urlparse(link).path.strip("/") == concept.slug
