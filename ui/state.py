@@ -8,9 +8,8 @@ runs in a session (a bad or stale value falls back to the default, with a short 
 end of each live part (``kit.fragment``) and ``app.py`` at the end of the page. It writes in
 the browser (``history.replaceState``, :func:`url_script`), not through ``st.query_params``:
 a server-side write is a message on which Streamlit's app re-renders the whole page and
-pushes a history entry, on every step of every control (the reverse sampler at 48 steps on
-a slow machine: p50 230–236 ms with it, 200–206 without; bench/controls_report.md, round
-32). So the server's ``st.query_params`` stays the link the session started from; the
+pushes a browser history entry, on every step of every control (bench/controls_report.md,
+round 32). So the server's ``st.query_params`` stays the link the session started from; the
 values this session wrote are :func:`live`, which seeding reads first.
 """
 

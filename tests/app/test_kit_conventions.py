@@ -558,3 +558,33 @@ def test_the_address_bar_is_written_in_the_browser_in_order_and_safely():
     at.session_state["show"] = True
     at.run()
     assert at.slider(key="demo_n").value == 5 and url(at)["demo_n"] == "5"
+
+
+def two_pages_app() -> None:
+    """One page's value written, then its link (``state.snapshot``) kept for the test."""
+    import streamlit as st
+
+    from ui import state
+
+    page = st.session_state.get("page", "a")
+    state.on_page(page)
+    state.publish(f"{page}_x", "1")
+    state.flush()
+    st.session_state["link"] = state.snapshot()
+
+
+def test_a_pages_link_holds_what_was_written_on_that_page():
+    """The share link is this page's: the values written since the page was opened, not the
+    session's every value (``state.live`` keeps those for seeding)."""
+    from streamlit.testing.v1 import AppTest
+
+    from ui import state
+
+    at = AppTest.from_function(two_pages_app)
+    at.query_params["lang"] = "ja"
+    at.run()
+    assert at.session_state["link"] == {"lang": "ja", "a_x": "1"}
+    at.session_state["page"] = "b"
+    at.run()
+    assert at.session_state["link"] == {"lang": "ja", "b_x": "1"}
+    assert {"a_x", "b_x"} <= set(at.session_state[state._LIVE])
