@@ -33,6 +33,9 @@ _HERE = "_url_state_here"  # (page, the values written since it was opened)
 _WRITES = "_url_state_writes"  # (session token, writes so far): the browser keeps the newest
 URL_QUEUE = "__adlabUrlQueue"  # the page's queue of writes (window.<name>), drained by:
 URL_RUN = "__adlabUrlRun"  # ui.a11y's function, installed by every page run
+# a write's script around its JSON (url_script writes it, url_values reads it)
+_URL_OPEN = f"<script data-adlab-url>(window.{URL_QUEUE} = window.{URL_QUEUE} || []).push("
+_URL_CLOSE = f"); window.{URL_RUN} && window.{URL_RUN}();</script>"
 
 
 def _seed(key: str, default: V, decode: Callable[[str], V], param: str | None = None) -> None:
@@ -124,20 +127,15 @@ def url_script(values: dict[str, str]) -> str:
     st.session_state[_WRITES] = (token, n + 1)
     data = json.dumps({"set": values, "session": token, "n": n}, ensure_ascii=False)
     data = data.replace("<", "\\u003c")
-    return (
-        f"<script data-adlab-url>(window.{URL_QUEUE} = window.{URL_QUEUE} || []).push({data});"
-        f" window.{URL_RUN} && window.{URL_RUN}();</script>"
-    )
+    return _URL_OPEN + data + _URL_CLOSE
 
 
 def url_values(html: str) -> tuple[int, dict[str, str]] | None:
     """A script of :func:`url_script`: its number in the session and what it writes
     (``None``: not one); for the tests, which apply them in order as the browser does."""
-    start = f"<script data-adlab-url>(window.{URL_QUEUE} = window.{URL_QUEUE} || []).push("
-    end = f"); window.{URL_RUN} && window.{URL_RUN}();</script>"
-    if not (html.startswith(start) and html.endswith(end)):
+    if not (html.startswith(_URL_OPEN) and html.endswith(_URL_CLOSE)):
         return None
-    data = json.loads(html[len(start) : -len(end)])
+    data = json.loads(html[len(_URL_OPEN) : -len(_URL_CLOSE)])
     return data["n"], data["set"]
 
 
