@@ -34,7 +34,7 @@ try:
     page.run()
 finally:  # a page that fails still gets the links
     with links:
-        nav.sidebar_links(pages)
+        nav.sidebar_links(pages, page.url_path)
 with st.sidebar:
     presenter.share_link(page.url_path or None)
 state.flush()

@@ -16,6 +16,12 @@ them, so a Streamlit bump is a deliberate, checked step rather than a silent bre
   (``/_stcore/bidi-components/<name>/<file>``) only for a component declared by an installed
   package's ``pyproject.toml``; :func:`serve_component_files` declares one for a folder of
   ours at run time (``ui.live``: its script, and plotly.js from the installed plotly).
+- The running server itself (``Runtime.instance()``, ``None`` outside a server run):
+  :func:`running_server`. ``ui.nav`` registers its component once per server on it.
+- The app's answer to a ``popstate`` event (its Back and Forward buttons): it runs the page
+  at the new address in the same session, with every control's value. ``ui/nav/nav.js``
+  opens a sidebar link that way (``tests/browser/test_classroom_in_chromium.py``,
+  ``test_the_language_selector_switches_and_the_choice_follows_to_other_pages``).
 - PlotlyChart (``st.plotly_chart`` and its frontend): the element id hashes the figure, so a
   changed figure is a new chart, built from scratch; the chart never takes new data in
   place. Once mounted, the frontend hands Plotly a JSON copy of the same figure again with
@@ -46,6 +52,7 @@ __all__ = [
     "SHOW_NEW_CHARTS_CSS",
     "legacy_pages_mode",
     "leave_legacy_pages_mode",
+    "running_server",
     "serve_component_files",
 ]
 
@@ -66,6 +73,13 @@ def leave_legacy_pages_mode() -> None:
     PagesManager.uses_pages_directory = False
 
 
+def running_server() -> Any | None:
+    """The running server (``Runtime``; AppTest runs one of its own), or ``None``."""
+    from streamlit.runtime import Runtime
+
+    return Runtime.instance() if Runtime.exists() else None
+
+
 def serve_component_files(package: str, name: str, root: Path, folder: str) -> Any | None:
     """Serve ``root/folder`` as the files of component ``<package>.<name>``; return the
     running server's component manager (``None`` outside a server run, e.g. no runtime).
@@ -73,11 +87,11 @@ def serve_component_files(package: str, name: str, root: Path, folder: str) -> A
     Idempotent: a name already declared keeps its folder.
     """
     from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
-    from streamlit.runtime import Runtime
 
-    if not Runtime.exists():
+    server = running_server()
+    if server is None:
         return None
-    manager = Runtime.instance().bidi_component_registry
+    manager = server.bidi_component_registry
     if manager.get_component_asset_root(f"{package}.{name}") is None:
         manifest = ComponentManifest(package, "1", [ComponentConfig(name, asset_dir=folder)])
         manager.register_from_manifest(manifest, root)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -51,6 +52,28 @@ def test_home_runs_and_lists_every_concept():
     en = dict(strings("en"))
     for c in CONCEPTS:
         assert en[f"{c.slug}.title"] in text
+
+
+def test_the_sidebar_links_every_page_once_in_one_element():
+    """One element draws the sidebar's links (``ui.nav``, not an ``st.page_link`` each):
+    every page once, under its section's heading in the session's language, in the
+    registry's order, with its icon, the open page marked."""
+    at = open_page("softmax.py", {"lang": "ja"})
+    assert not at.exception and not at.sidebar.get("page_link")
+    [element] = [e for e in at.get("bidi_component") if e.proto.component_name == "adlab.nav"]
+    data = json.loads(element.proto.json)
+    ja = strings("ja")
+    sections = [s for s in SECTIONS if any(c.section == s for c in CONCEPTS)]
+    assert [s["heading"] for s in data["sections"]] == [""] + [ja[f"section.{s}"] for s in sections]
+    links = [link for s in data["sections"] for link in s["links"]]
+    order = [c for s in sections for c in CONCEPTS if c.section == s]
+    assert [link["path"] for link in links] == [""] + [c.slug for c in order]
+    assert [link["title"] for link in links] == [ja["home.nav"]] + [
+        ja[f"{c.slug}.title"] for c in order
+    ]
+    assert [link["icon"] for link in links[1:]] == [c.icon[len(":material/") : -1] for c in order]
+    assert [link["path"] for link in links if link["current"]] == ["softmax"]
+    assert data["label"] == ja["app.pages"]
 
 
 @pytest.mark.parametrize("concept", READY, ids=lambda c: c.slug)

@@ -118,11 +118,20 @@ def test_the_language_selector_switches_and_the_choice_follows_to_other_pages(pa
     ja = strings("ja")
     expect(page.locator("h1").first).to_have_text(ja["softmax.title"])
     nav = page.locator(".st-key-nav a")
+    current = nav.and_(page.locator("[aria-current=page]"))  # named without its icon
+    expect(current).to_have_accessible_name(ja["softmax.title"])
+    entries = page.evaluate("history.length")
     nav.filter(has_text=ja["attention_maps.title"]).click()
     wait_for_app(page)
     expect(page.locator("h1").first).to_have_text(ja["attention_maps.title"])
     page.wait_for_function("() => location.search.includes('attention_maps_')")
     assert parse_qs(urlparse(page.url).query).get("lang") == ["ja"]
+    # the page opened in this session (ui/nav/nav.js): one history entry, the new page marked
+    assert page.evaluate("history.length") == entries + 1
+    expect(current).to_have_accessible_name(ja["attention_maps.title"])
+    page.go_back()  # Back: the page before, still in Japanese
+    expect(page.locator("h1").first).to_have_text(ja["softmax.title"])
+    assert urlparse(page.url).path.strip("/") == "softmax"
 
 
 def test_presenter_mode_steps_through_try_this_with_the_clicker_keys(page, server):
