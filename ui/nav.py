@@ -81,8 +81,11 @@ def _pages() -> dict[str, list[st.Page]]:
 
 
 def links(pages: dict[str, list[st.Page]], current: str) -> dict[str, Any]:
-    """What the sidebar draws: each section's heading and its pages' url paths, titles and
-    Material icon names, the page at ``current`` (a url path) marked."""
+    """What the sidebar draws: each section's heading and its pages' addresses (under the
+    server's ``baseUrlPath``), titles and Material icon names, the page at ``current`` (a url
+    path) marked."""
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    root = f"/{base}/" if base else "/"
     return {
         "label": t("app.pages"),
         "sections": [
@@ -90,7 +93,7 @@ def links(pages: dict[str, list[st.Page]], current: str) -> dict[str, Any]:
                 "heading": heading,
                 "links": [
                     {
-                        "path": p.url_path,
+                        "href": root + p.url_path,
                         "title": p.title,
                         "icon": p.icon.removeprefix(":material/").removesuffix(":"),
                         "current": p.url_path == current,

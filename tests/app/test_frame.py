@@ -67,13 +67,32 @@ def test_the_sidebar_links_every_page_once_in_one_element():
     assert [s["heading"] for s in data["sections"]] == [""] + [ja[f"section.{s}"] for s in sections]
     links = [link for s in data["sections"] for link in s["links"]]
     order = [c for s in sections for c in CONCEPTS if c.section == s]
-    assert [link["path"] for link in links] == [""] + [c.slug for c in order]
+    assert [link["href"] for link in links] == ["/"] + [f"/{c.slug}" for c in order]
     assert [link["title"] for link in links] == [ja["home.nav"]] + [
         ja[f"{c.slug}.title"] for c in order
     ]
     assert [link["icon"] for link in links[1:]] == [c.icon[len(":material/") : -1] for c in order]
-    assert [link["path"] for link in links if link["current"]] == ["softmax"]
+    assert [link["href"] for link in links if link["current"]] == ["/softmax"]
     assert data["label"] == ja["app.pages"]
+
+
+def test_the_sidebar_links_live_under_the_servers_base_path():
+    """Hosted under a path (``server.baseUrlPath``), the links keep it: a relative address
+    would lose it on the home page (``/course`` + ``softmax`` is ``/softmax``)."""
+    from streamlit import config
+
+    before = config.get_option("server.baseUrlPath")
+    config.set_option("server.baseUrlPath", "/course/")
+    try:
+        at = open_page("wallis.py")
+        [element] = [e for e in at.get("bidi_component") if e.proto.component_name == "adlab.nav"]
+        hrefs = [
+            link["href"] for s in json.loads(element.proto.json)["sections"] for link in s["links"]
+        ]
+    finally:
+        config.set_option("server.baseUrlPath", before)
+    assert hrefs[0] == "/course/" and "/course/wallis" in hrefs
+    assert all(h.startswith("/course/") for h in hrefs)
 
 
 @pytest.mark.parametrize("concept", READY, ids=lambda c: c.slug)

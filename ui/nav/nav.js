@@ -1,4 +1,4 @@
-// The sidebar's page links (ui/nav.py): one element for every page, drawn again only when
+// The sidebar's page links (ui/nav.py): one element for all of them, drawn again only when
 // its data changes (another language, another page open). A plain click opens the page in
 // this session, as Streamlit's own page links do: the address changes (one history entry)
 // and Streamlit, told as it is when the student goes Back (popstate), runs that page with
@@ -18,8 +18,7 @@ function build(root, data) {
     const list = document.createElement('ul');
     for (const link of section.links) {
       const a = document.createElement('a');
-      a.href = link.path || './';
-      a.dataset.path = link.path;
+      a.href = link.href;
       if (link.current) a.setAttribute('aria-current', 'page');
       if (link.icon) {
         const icon = document.createElement('span');
@@ -47,7 +46,7 @@ export default function (component) {
     root = document.createElement('nav');
     root.className = 'adlab-nav';
     root.addEventListener('click', (event) => {
-      const a = event.target.closest('a[data-path]');
+      const a = event.target.closest('a[href]');
       const plain = event.button === 0 && !(event.metaKey || event.ctrlKey || event.shiftKey || event.altKey);
       if (!a || !plain || event.defaultPrevented) return;
       event.preventDefault();
