@@ -520,10 +520,9 @@ def show_code(concept: str, *functions: Callable[..., Any]) -> None:
 def view_link(concept: str | None) -> str:
     """The address of this exact view: this page with every control's value as parameters."""
     base = urlsplit(st.context.url or "http://localhost:8501")
-    prefix = (st.get_option("server.baseUrlPath") or "").strip("/")
-    path = "/".join(p for p in (prefix, concept or "") if p)
+    path = (state.app_root() + (concept or "")).rstrip("/") or "/"
     query = urlencode(sorted(state.snapshot().items()))
-    return f"{base.scheme}://{base.netloc}/{path}" + (f"?{query}" if query else "")
+    return f"{base.scheme}://{base.netloc}{path}" + (f"?{query}" if query else "")
 
 
 def view_state(concept: str | None) -> Callable[[], str]:

@@ -559,9 +559,7 @@ def entry_js() -> str:
     same module is imported again at once, and the call follows in the same task.
     ``live.js`` keeps its own address (``import.meta.url``: Plotly is found beside it).
     """
-    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
-    path = "/".join(p for p in ("", base, "_stcore/bidi-components", NAME, "live.js") if p)
-    url = json.dumps("/" + path.lstrip("/"))
+    url = json.dumps(f"{state.app_root()}_stcore/bidi-components/{NAME}/live.js")
     return (
         f"const live = import(new URL({url}, location.origin).href);\n"
         "export default async function (args) {\n"

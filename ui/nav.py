@@ -24,6 +24,7 @@ from typing import Any
 import streamlit as st
 from streamlit.components.v2 import component
 
+from ui import state
 from ui.i18n import current_lang, t
 from ui.registry import CONCEPTS, ROOT, SECTIONS
 from ui.streamlit_internals import running_server
@@ -84,8 +85,7 @@ def links(pages: dict[str, list[st.Page]], current: str) -> dict[str, Any]:
     """What the sidebar draws: each section's heading and its pages' addresses (under the
     server's ``baseUrlPath``), titles and Material icon names, the page at ``current`` (a url
     path) marked."""
-    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
-    root = f"/{base}/" if base else "/"
+    root = state.app_root()
     return {
         "label": t("app.pages"),
         "sections": [

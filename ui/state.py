@@ -369,6 +369,13 @@ def hidden_int(key: str, lo: int, hi: int, default: Callable[[], int]) -> int:
     return int(st.session_state[key])
 
 
+def app_root() -> str:
+    """Where this app's addresses start: ``/``, or ``/<baseUrlPath>/`` on a server hosted
+    under a path (a page's address is this and its url path)."""
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    return f"/{base}/" if base else "/"
+
+
 def live() -> dict[str, str]:
     """Every value this session published, kept up to date by :func:`flush`.
 
