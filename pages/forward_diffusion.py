@@ -133,23 +133,31 @@ def parts(x0: np.ndarray, eps: np.ndarray, T: int, seed: int) -> None:
     if view == "chain":
         chain_view(x0, eps, s, seed)
         return
-    cols = st.columns([3, 3, 2, 2])  # which pixel: outside the probe's fragment
+    cols = st.columns([3, 3, 2])  # which pixel (the locator marks it): outside the fragment
     with cols[0]:
         row = page.number("row", 0, SIDE - 1, SIDE // 2)
     with cols[1]:
         col = page.number("col", 0, SIDE - 1, SIDE // 2)
     with cols[2]:
-        channel = page.choice("channel", CHANNELS, "R", format_func=str)
-    with cols[3]:
         page.chart(figs.pixel_locator_figure(x0, (row, col)), "locator_chart", kept=True)
-    pixel_view(float(x0[row, col, CHANNELS.index(channel)]), s, seed, (row, col, channel))
+    pixel_view(tuple(float(v) for v in x0[row, col]), s, seed, (row, col))
 
 
 @kit.fragment
-def pixel_view(value: float, s: dif.Schedule, seed: int, pixel: tuple[int, int, str]) -> None:
-    """The page's probe: t moves the histogram of many draws of x_t at one pixel."""
-    step = page.slider("pixel_t", 1, s.num_steps, max(1, s.num_steps // 5))
-    rng = np.random.default_rng([seed, step, pixel[0], pixel[1], CHANNELS.index(pixel[2])])
+def pixel_view(
+    values: tuple[float, ...], s: dif.Schedule, seed: int, pixel: tuple[int, int]
+) -> None:
+    """The page's probe: t moves the histogram of many draws of x_t at one pixel. The colour
+    channel is picked here too: a channel step reruns this part only, not the pixel picker
+    and its locator above."""
+    left, right = st.columns([1, 4])
+    with left:
+        channel = page.choice("channel", CHANNELS, "R", format_func=str)
+    with right:
+        step = page.slider("pixel_t", 1, s.num_steps, max(1, s.num_steps // 5))
+    c = CHANNELS.index(channel)
+    value = values[c]
+    rng = np.random.default_rng([seed, step, pixel[0], pixel[1], c])
     draws = dif.q_sample(np.full(N_DRAWS, value), step, s, rng.standard_normal(N_DRAWS))
     mean, var = (float(v) for v in dif.q_moments(value, step, s))
     sd = math.sqrt(var)
