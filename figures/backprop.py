@@ -129,31 +129,60 @@ def tensors_figure(
     hover: str,
     signed: Sequence[bool],
     height: int = 330,
+    widths: Sequence[float] | None = None,
 ) -> go.Figure:
     """Tensors side by side, each as a heatmap (signed ones on a diverging scale around 0).
 
     Traces: one heatmap per tensor, in order. ``hover`` may use %{x}, %{y}, %{z}.
+    ``widths``: the panels' relative widths, by default each tensor's columns + 2 (a caller
+    that swaps in tensors of other shapes keeps one layout: :func:`panel_widths` of the
+    widest).
     """
     mats = [as_matrix(t) for t in tensors]
     lay = _panels_layout(
         titles,
-        [m.shape[1] + 2 for m in mats],
+        panel_widths(mats) if widths is None else widths,
         title=title,
         height=height,
         x_title=x_title,
         y_title=y_title,
     )
+    for k in range(len(mats)):  # rows are tokens: whole numbers (N = 2 drew ticks at 0.5)
+        lay[f"yaxis{k + 1 if k else ''}"]["dtick"] = 1
     data = []
     for i, (m, sign) in enumerate(zip(mats, signed, strict=True)):
         k = "" if i == 0 else str(i + 1)
-        top = float(np.abs(m).max()) or 1.0
-        if sign:
-            data.append(_heatmap(m, k, scale=DIVERGING, zmin=-top, zmax=top, zmid=0.0, hover=hover))
-        else:
-            data.append(
-                _heatmap(m, k, scale=SEQUENTIAL, zmin=0.0, zmax=max(top, 1e-12), hover=hover)
+        data.append(
+            _heatmap(
+                m,
+                k,
+                scale=DIVERGING if sign else SEQUENTIAL,
+                zmid=0.0 if sign else None,
+                hover=hover,
+                **_z_range(m, sign),
             )
+        )
     return figure(data, lay)
+
+
+def panel_widths(tensors: Sequence[Array]) -> list[float]:
+    """The panels' relative widths for these tensors: each one's columns + 2."""
+    return [as_matrix(t).shape[1] + 2 for t in tensors]
+
+
+def _z_range(m: Array, signed: bool) -> dict[str, float]:
+    """A heatmap's colour range: ±max|m| around 0 when signed, else 0 to max."""
+    top = float(np.abs(m).max()) or 1.0
+    return {"zmin": -top, "zmax": top} if signed else {"zmin": 0.0, "zmax": max(top, 1e-12)}
+
+
+def tensors_traces(tensors: Sequence[Array], signed: Sequence[bool]) -> dict[int, dict[str, Any]]:
+    """What :func:`tensors_figure` of other tensors (same count) changes in its traces:
+    trace index → its ``z`` and colour range (``ui.live`` state patches)."""
+    return {
+        i: {"z": m, **_z_range(m, sign)}
+        for i, (m, sign) in enumerate(zip(map(as_matrix, tensors), signed, strict=True))
+    }
 
 
 def gradient_figure(

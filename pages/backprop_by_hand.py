@@ -9,7 +9,7 @@ import streamlit as st
 from core import backprop as bp
 from figures import backprop as figs
 from ui import cache_backprop as cb
-from ui import exercises, formulas, kit, tex
+from ui import exercises, formulas, kit, live, tex
 from ui.train_button import Progress, train_on_press
 
 TOKENS = (2, 3, 4, 5, 6, 7, 8)
@@ -66,25 +66,31 @@ def block() -> None:
 
 @kit.fragment
 def forward(seed: int) -> None:
-    N = page.select_slider("N", TOKENS, 5)
+    """N live (ui.live): the five tensors of every N are sent once and redrawn in the browser
+    with no round trip; the formula and the URL follow once the slider settles."""
+    N = live.current(page.key("N"), TOKENS, 5)
+    names = ("x", "A", "h", "r", "y")
+    signed = [n != "A" for n in names]
+    states = []
+    for n in TOKENS:
+        c = cb.block_case(n, seed).cache
+        numbers = [("N", str(n)), ("A", f"{cb.HEADS} × {n} × {n}")]
+        traces = figs.tensors_traces([c.x, c.A, c.h, c.r, c.y], signed)
+        states.append(live.State(n, str(n), traces, numbers, forward_checks(n, seed)))
     case = cb.block_case(N, seed)
     c = case.cache
-    names = ("x", "A", "h", "r", "y")
-    page.chart(
-        figs.tensors_figure(
-            [c.x, c.A, c.h, c.r, c.y],
-            [page.tr(f"panel_{n}") for n in names],
-            title=page.tr("forward_title"),
-            x_title=page.tr("channel"),
-            y_title=page.tr("token_axis"),
-            hover=page.tr("hover_cell"),
-            signed=[n != "A" for n in names],
-        ),
-        "forward_chart",
-        kept=True,
+    widest = cb.block_case(TOKENS[-1], seed).cache
+    fig = figs.tensors_figure(
+        [c.x, c.A, c.h, c.r, c.y],
+        [page.tr(f"panel_{n}") for n in names],
+        title=page.tr("forward_title"),
+        x_title=page.tr("channel"),
+        y_title=page.tr("token_axis"),
+        hover=page.tr("hover_cell"),
+        signed=signed,
+        widths=figs.panel_widths([widest.x, widest.A, widest.h, widest.r, widest.y]),
     )
-    rows = float(np.abs(c.A.sum(-1) - 1).max())
-    mean = float(np.abs(c.xhat2.mean(-1)).max())
+    live.slider(page.tr("N"), page.key("N"), states, N, fig, chart_key=page.key("forward_chart"))
     page.formula(
         "forward",
         N=N,
@@ -94,22 +100,33 @@ def forward(seed: int) -> None:
         F=cb.D_FF,
         count=sum(p.size for p in bp.learnable(case.params).values()),
         gap=tex.sci(case.shuffled_gap, **SCI),
-        checks=[
-            kit.Check(page.tr("check_rows"), rows < 1e-12, f"max |Σ − 1| = {rows:.1e}"),
-            kit.Check(page.tr("check_ln"), mean < 1e-12, f"max |mean| = {mean:.1e}"),
-            kit.Check(
-                page.tr("check_shuffle"),
-                case.shuffled_gap < 1e-12,
-                f"max |Δ| = {case.shuffled_gap:.1e}",
-            ),
-        ],
+        checks=states[TOKENS.index(N)].checks,
+        badges_shown=False,  # the live control shows them, following N in the browser
     )
+
+
+def forward_checks(N: int, seed: int) -> list[kit.Check]:
+    """The forward pass's invariants for N tokens: attention rows, LayerNorm's mean, and
+    reversing the tokens reversing y."""
+    case = cb.block_case(N, seed)
+    rows = float(np.abs(case.cache.A.sum(-1) - 1).max())
+    mean = float(np.abs(case.cache.xhat2.mean(-1)).max())
+    return [
+        kit.Check(page.tr("check_rows"), rows < 1e-12, f"max |Σ − 1| = {rows:.1e}"),
+        kit.Check(page.tr("check_ln"), mean < 1e-12, f"max |mean| = {mean:.1e}"),
+        kit.Check(
+            page.tr("check_shuffle"),
+            case.shuffled_gap < 1e-12,
+            f"max |Δ| = {case.shuffled_gap:.1e}",
+        ),
+    ]
 
 
 @kit.fragment
 def gradients(seed: int) -> None:
     left, right = st.columns([1, 2])
     with left:
+        live.hand_over(page.key("N"))  # N is live in the forward view
         N = page.select_slider("N", TOKENS, 5)
     with right:
         name = page.selectbox("tensor", CHOICES, "W_q")
@@ -159,6 +176,7 @@ def gradients(seed: int) -> None:
 def jacobian(seed: int) -> None:
     a_, b_, c_ = st.columns(3)
     with a_:
+        live.hand_over(page.key("N"))  # N is live in the forward view
         N = page.select_slider("N", TOKENS, 5)
     with b_:
         head = page.slider("head", 1, cb.HEADS, 1)
@@ -205,6 +223,7 @@ def jacobian(seed: int) -> None:
 def layernorm(seed: int) -> None:
     a_, b_, c_ = st.columns(3)
     with a_:
+        live.hand_over(page.key("N"))  # N is live in the forward view
         N = page.select_slider("N", TOKENS, 5)
     with b_:
         k = page.slider("which", 1, 2, 2)

@@ -135,6 +135,18 @@ def current(key: str, options: Sequence[Value], default: Value) -> Value:
     return value
 
 
+def hand_over(key: str) -> None:
+    """Before a Streamlit widget takes ``key`` in a run where the live control of that key is
+    not drawn (another view of the page shows the same value as a widget): the widget starts
+    from the live control's value, not from the component's state Streamlit still holds under
+    ``key``, and the live control, drawn again, starts from what the widget's URL value is
+    then. Call it on every run that draws the widget; it does nothing when the live control
+    was not drawn since."""
+    held = st.session_state.pop(_STORE + key, None)
+    if held is not None:
+        st.session_state[key] = held
+
+
 def _numeric(options: Sequence[Value]) -> bool:
     return all(isinstance(o, int | float) for o in options)
 

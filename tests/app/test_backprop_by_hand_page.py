@@ -10,16 +10,20 @@ import pytest
 import torch
 
 from core import backprop as bp
-from tests.app.conftest import latex, open_page, url
+from tests.app.conftest import latex, live_controls, live_states, open_page, url
 from ui import exercises, i18n
 
 PAGE = "backprop_by_hand.py"
+TOKENS = (2, 3, 4, 5, 6, 7, 8)
 VIEWS = ("forward", "gradients", "softmax_jacobian", "layernorm", "training")
 
 
 def badges_all_green(at) -> None:
+    """Every badge on the page green: the formulas' and the live N's (forward view)."""
     text = latex(at)
-    assert ":green-badge[" in text and ":red-badge[" not in text, text[-600:]
+    live = "".join(s["html"] for s in live_states(at).values())
+    assert ":green-badge[" in text or "live-badge live-ok" in live, text[-600:]
+    assert ":red-badge[" not in text and ' live-bad"' not in live, text[-600:]
 
 
 @pytest.mark.parametrize("view", VIEWS)
@@ -32,11 +36,55 @@ def test_every_view_draws_with_green_badges(view):
 @pytest.mark.parametrize("N", [2, 8])
 def test_forward_shapes_follow_the_token_slider(N):
     at = open_page(PAGE)
-    at.select_slider(key="backprop_by_hand_N").set_value(N).run()
+    at.session_state["_live_value_backprop_by_hand_N"] = N  # the live slider settled (ui.live)
+    at.run()
     assert not at.exception and not at.error
     assert f"\\underbrace{{A}}_{{2\\times{N}\\times{N}}}" in latex(at)
     assert url(at)["backprop_by_hand_N"] == str(N)
+    assert live_controls(at)[0]["index"] == TOKENS.index(N)
     badges_all_green(at)
+
+
+def test_every_N_is_sent_with_its_five_tensors_and_green_badges():
+    """N is a live control (ui.live): the browser redraws the five tensors of any N with no
+    round trip, so each state must hold that N's x, A, h, r and y (A's heads side by side),
+    each on its own colour range, and its checks; the panels keep one layout for every N."""
+    at = open_page(PAGE)
+    (data,) = live_controls(at)
+    assert data["index"] == TOKENS.index(5)
+    states = live_states(at)
+    assert sorted(states) == list(TOKENS)
+    for N, s in states.items():
+        x, p, _ = bp.example(N, 8, 2, 16, 0)
+        y, cache = bp.block_forward(x, p)
+        traces = dict(s["traces"])
+        assert sorted(traces) == [0, 1, 2, 3, 4]
+        want = [x, np.concatenate(list(cache.A), axis=1), cache.h, cache.r, y]
+        for k, w in enumerate(want):
+            np.testing.assert_allclose(traces[k]["z"], w, rtol=1e-5, atol=1e-6)
+            top = np.abs(w).max()
+            assert traces[k]["zmax"] == pytest.approx(top, rel=1e-6)
+            assert traces[k]["zmin"] == pytest.approx(0.0 if k == 1 else -top, rel=1e-6)
+        assert np.shape(traces[1]["z"]) == (N, 2 * N)
+        assert s["html"].count("live-badge live-ok") == 3 and ' live-bad"' not in s["html"]
+    lay = data["figure"]["layout"]
+    x_, a_ = (lay[f"xaxis{k}"]["domain"] for k in ("", "2"))  # as wide as at N = 8: 10 and 18
+    assert a_[1] - a_[0] == pytest.approx(1.8 * (x_[1] - x_[0]), rel=1e-4)
+    linked = open_page(PAGE, {"backprop_by_hand_N": "7"})
+    assert live_controls(linked)[0]["index"] == TOKENS.index(7)
+    assert "\\underbrace{A}_{2\\times7\\times7}" in latex(linked)
+
+
+def test_the_token_count_carries_over_to_the_gradients_view():
+    at = open_page(PAGE, {"backprop_by_hand_N": "3"})
+    at.radio(key="backprop_by_hand_view").set_value("gradients").run()
+    assert not at.exception and not at.error
+    assert at.select_slider(key="backprop_by_hand_N").value == 3
+    at.select_slider(key="backprop_by_hand_N").set_value(6).run()
+    at.radio(key="backprop_by_hand_view").set_value("forward").run()
+    assert not at.exception and not at.error
+    assert live_controls(at)[0]["index"] == TOKENS.index(6)
+    assert "\\underbrace{A}_{2\\times6\\times6}" in latex(at)
 
 
 @pytest.mark.parametrize("name", ["W_q", "b_k", "S", "x", "gamma1", "z"])

@@ -45,6 +45,27 @@ def test_tensors_figure_has_one_heatmap_per_tensor_in_its_own_panel():
     assert_valid_plotly(fig)
 
 
+def test_tensors_traces_are_what_the_figure_of_those_tensors_draws():
+    """The live N's patches (pages/backprop_by_hand.py): each trace's z and colour range as
+    tensors_figure of the same tensors has them, on a layout given by ``widths``."""
+    c, _ = case()
+    x, p, _ = bp.example(7, 8, 2, 16, 0)
+    _, wide = bp.block_forward(x, p)
+    widths = figs.panel_widths([wide.x, wide.A, wide.y])
+    assert widths == [10, 16, 10]
+    signed = [True, False, True]
+    kw = dict(title="t", x_title="ch", y_title="tok", hover="%{z}", signed=signed)
+    fig = figs.tensors_figure([c.x, c.A, c.y], ["x", "A", "y"], widths=widths, **kw)
+    wide_fig = figs.tensors_figure([wide.x, wide.A, wide.y], ["x", "A", "y"], **kw)
+    assert fig.layout.to_plotly_json() == wide_fig.layout.to_plotly_json()
+    patches = figs.tensors_traces([c.x, c.A, c.y], signed)
+    for i, tr in enumerate(fig.data):
+        np.testing.assert_array_equal(patches[i]["z"], tr.z)
+        assert (patches[i]["zmin"], patches[i]["zmax"]) == (tr.zmin, tr.zmax)
+    assert patches[0]["zmin"] == -patches[0]["zmax"] == -np.abs(c.x).max()
+    assert patches[1]["zmin"] == 0 and patches[1]["zmax"] == c.A.max()
+
+
 def test_gradient_figure_draws_the_gradient_and_log_errors():
     _, g = case()
     err = np.full(g["S"].shape, 1e-20)
