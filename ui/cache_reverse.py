@@ -43,7 +43,9 @@ if TYPE_CHECKING:  # annotations only: torch stays unimported until a denoiser i
 
 DEFAULT_WEIGHTS = ROOT / "assets" / "models" / "reverse_default.npz"
 N_PARTICLES = 2000  # particles per run: enough for the weight badge (SE ≈ 0.011)
-N_SHOWN = 200  # of them, drawn in the scrub figure (≤ 200 KB a step with two panels)
+# of them, drawn in the scrub figure: 200 made a new step count or sampler slow to draw
+# (400 SVG markers moved and styled one by one; bench/controls_report.md, round 35)
+N_SHOWN = 100
 N_FRAMES = 25  # scrub frames
 N_TRAJECTORIES = 6
 TRAJECTORY_POINTS = 80

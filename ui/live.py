@@ -63,7 +63,7 @@ PLOTLY = f"{PACKAGE}.plotly"  # plotly/package_data/: plotly.min.js (same versio
 FOLDER = Path(__file__).with_name("live")
 # kept charts' payloads cached by their memo, for every session, least recently used out:
 # the warm-up's 96 (the reverse scrub's 24 settings and the forward scrub's 24 images and T,
-# each in 2 languages, about 90 and 140 KB), a class's, and the reverse field's t (about
+# each in 2 languages, at most about 140 KB), a class's, and the reverse field's t (about
 # 57 KB each): ≤ ~24 MB
 MEMO_ENTRIES = 192
 PACK_SCALE = 100  # a frame's coordinates with two decimals go packed (_packed) ...
