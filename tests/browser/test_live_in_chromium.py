@@ -159,6 +159,8 @@ DRAWN_JS = """(key) => {
         ("simclr?simclr_view=training", "simclr_step", {"repaint"}),
         ("wallis?wallis_view=integrals", "wallis_N", {"move"}),  # filled curves moved
         ("simclr?simclr_view=similarity", "simclr_anchor", {"move"}),  # the softmax bars
+        # a new N changes the heatmaps' shapes: redrawn, on the one layout of every N
+        ("backprop_by_hand", "backprop_by_hand_N", {"react"}),
     ],
 )
 def test_every_step_draws_what_a_fresh_chart_of_that_state_draws(page, server, path, key, by):
