@@ -73,10 +73,11 @@ def forward(seed: int) -> None:
     signed = [n != "A" for n in names]
     states = []
     for n in TOKENS:
-        c = cb.block_case(n, seed).cache
+        case_n = cb.block_case(n, seed)
+        c = case_n.cache
         numbers = [("N", str(n)), ("A", f"{cb.HEADS} × {n} × {n}")]
         traces = figs.tensors_traces([c.x, c.A, c.h, c.r, c.y], signed)
-        states.append(live.State(n, str(n), traces, numbers, forward_checks(n, seed)))
+        states.append(live.State(n, str(n), traces, numbers, forward_checks(case_n)))
     case = cb.block_case(N, seed)
     c = case.cache
     widest = cb.block_case(TOKENS[-1], seed).cache
@@ -105,10 +106,9 @@ def forward(seed: int) -> None:
     )
 
 
-def forward_checks(N: int, seed: int) -> list[kit.Check]:
-    """The forward pass's invariants for N tokens: attention rows, LayerNorm's mean, and
+def forward_checks(case: cb.BlockCase) -> list[kit.Check]:
+    """The forward pass's invariants for one case: attention rows, LayerNorm's mean, and
     reversing the tokens reversing y."""
-    case = cb.block_case(N, seed)
     rows = float(np.abs(case.cache.A.sum(-1) - 1).max())
     mean = float(np.abs(case.cache.xhat2.mean(-1)).max())
     return [
