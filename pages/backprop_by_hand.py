@@ -54,6 +54,8 @@ def block() -> None:
     """The seed outside the live part (a full rerun draws a new example)."""
     with st.columns(4)[0]:
         s = page.seed()
+    if page.current_view != "forward":  # N is live there, a select-slider in the others
+        live.hand_over(page.key("N"))
     {
         "forward": forward,
         "gradients": gradients,
@@ -71,16 +73,16 @@ def forward(seed: int) -> None:
     N = live.current(page.key("N"), TOKENS, 5)
     names = ("x", "A", "h", "r", "y")
     signed = [n != "A" for n in names]
+    cases = {n: cb.block_case(n, seed) for n in TOKENS}
     states = []
-    for n in TOKENS:
-        case_n = cb.block_case(n, seed)
+    for n, case_n in cases.items():
         c = case_n.cache
         numbers = [("N", str(n)), ("A", f"{cb.HEADS} × {n} × {n}")]
         traces = figs.tensors_traces([c.x, c.A, c.h, c.r, c.y], signed)
         states.append(live.State(n, str(n), traces, numbers, forward_checks(case_n)))
-    case = cb.block_case(N, seed)
+    case = cases[N]
     c = case.cache
-    widest = cb.block_case(TOKENS[-1], seed).cache
+    widest = cases[TOKENS[-1]].cache
     fig = figs.tensors_figure(
         [c.x, c.A, c.h, c.r, c.y],
         [page.tr(f"panel_{n}") for n in names],
@@ -126,7 +128,6 @@ def forward_checks(case: cb.BlockCase) -> list[kit.Check]:
 def gradients(seed: int) -> None:
     left, right = st.columns([1, 2])
     with left:
-        live.hand_over(page.key("N"))  # N is live in the forward view
         N = page.select_slider("N", TOKENS, 5)
     with right:
         name = page.selectbox("tensor", CHOICES, "W_q")
@@ -176,7 +177,6 @@ def gradients(seed: int) -> None:
 def jacobian(seed: int) -> None:
     a_, b_, c_ = st.columns(3)
     with a_:
-        live.hand_over(page.key("N"))  # N is live in the forward view
         N = page.select_slider("N", TOKENS, 5)
     with b_:
         head = page.slider("head", 1, cb.HEADS, 1)
@@ -223,7 +223,6 @@ def jacobian(seed: int) -> None:
 def layernorm(seed: int) -> None:
     a_, b_, c_ = st.columns(3)
     with a_:
-        live.hand_over(page.key("N"))  # N is live in the forward view
         N = page.select_slider("N", TOKENS, 5)
     with b_:
         k = page.slider("which", 1, 2, 2)

@@ -140,8 +140,8 @@ def hand_over(key: str) -> None:
     not drawn (another view of the page shows the same value as a widget): the widget starts
     from the live control's value, not from the component's state Streamlit still holds under
     ``key``, and the live control, drawn again, starts from what the widget's URL value is
-    then. Call it on every run that draws the widget; it does nothing when the live control
-    was not drawn since."""
+    then. Call it in every full run that draws the widget (a view switch is one); it does
+    nothing when the live control was not drawn since."""
     held = st.session_state.pop(_STORE + key, None)
     if held is not None:
         st.session_state[key] = held
