@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import streamlit as st
 
 from core import reverse as rev
 from core import snr_schedules as snr
@@ -63,41 +62,51 @@ def predictions() -> None:
         predictions_live(snr.named_schedule(name, T, zero))
 
 
+def point_controls(widgets: bool) -> tuple[int, float, float]:
+    """t, x₀ and ε: drawn (``widgets``) or only read."""
+    cols = kit.columns([3, 2, 2], widgets)
+    with cols[0]:
+        t = page.slider("t", 1, T, 250, widget=widgets)
+    with cols[1]:
+        x0 = page.select_slider("x0", VALUES, 1.0, widget=widgets)
+    with cols[2]:
+        eps = page.select_slider("eps", VALUES, -0.5, widget=widgets)
+    return t, x0, eps
+
+
 @kit.fragment
 def predictions_live(s: snr.Schedule) -> None:
-    """t, x₀ and ε: the point turned by φ, the four targets and their conversions."""
-    cols = st.columns([3, 2, 2])
-    with cols[0]:
-        t = page.slider("t", 1, T, 250)
-    with cols[1]:
-        x0 = page.select_slider("x0", VALUES, 1.0)
-    with cols[2]:
-        eps = page.select_slider("eps", VALUES, -0.5)
-    a = float(s.alpha_bars[t - 1])
+    """t, x₀ and ε: the point turned by φ, the four targets and their conversions.
+
+    Each view's own sliders are read first and drawn above its chart after it, as its
+    settings are: sent before the chart, a switch to the view had the browser build them
+    before it showed the view's first words (bench/controls_report.md, round 36)."""
+    with kit.controls_after_the_chart(point_controls) as (t, x0, eps):
+        a = float(s.alpha_bars[t - 1])
+        page.chart(
+            figs.rotation_figure(
+                x0,
+                eps,
+                rev.v_angle(a),
+                t,
+                CURVE_STEPS.astype(float),
+                {p: rev.x0_loss_weights(s, p)[CURVE_STEPS - 1] for p in PREDICTIONS},
+                titles=(page.tr("plane_title"), page.tr("weights_title")),
+                axis_titles=("x₀", "ε", "t", page.tr("weight_axis")),
+                names={
+                    "point": "(x₀, ε)",
+                    "xt_axis": page.tr("xt_axis"),
+                    "v_axis": page.tr("v_axis"),
+                    "xt": "xₜ",
+                    "v": "v",
+                },
+                weight_names={p: page.tr(f"name_{p}") for p in PREDICTIONS},
+            ),
+            "rotation_chart",
+            kept=True,
+            move=True,  # t, x₀ and ε move the traces on fixed axes (ui.live)
+        )
     truth = snr.targets(np.array([x0]), np.array([eps]), a)
-    page.chart(
-        figs.rotation_figure(
-            x0,
-            eps,
-            rev.v_angle(a),
-            t,
-            CURVE_STEPS.astype(float),
-            {p: rev.x0_loss_weights(s, p)[CURVE_STEPS - 1] for p in PREDICTIONS},
-            titles=(page.tr("plane_title"), page.tr("weights_title")),
-            axis_titles=("x₀", "ε", "t", page.tr("weight_axis")),
-            names={
-                "point": "(x₀, ε)",
-                "xt_axis": page.tr("xt_axis"),
-                "v_axis": page.tr("v_axis"),
-                "xt": "xₜ",
-                "v": "v",
-            },
-            weight_names={p: page.tr(f"name_{p}") for p in PREDICTIONS},
-        ),
-        "rotation_chart",
-        kept=True,
-        move=True,  # t, x₀ and ε move the traces on fixed axes (ui.live)
-    )
     worst, undefined = snr.conversion_errors(truth, t, s)  # ᾱ_t = 0: 4 pairs undefined
     v_, xt, score = (float(truth.of(p)[0]) for p in ("v", "x_t", "score"))
     page.formula(
@@ -144,32 +153,40 @@ def weights() -> None:
     page.derivation("weights_derivation")
 
 
+def weights_t(widgets: bool) -> int:
+    return page.slider("weights_t", 1, T, 100, widget=widgets)
+
+
 @kit.fragment
 def weights_live(s: snr.Schedule, seed: int) -> None:
     """t: a batch with a wrong x̂₀, its error in each target, against the weights w_t."""
-    t = page.slider("weights_t", 1, T, 100)
-    a = float(s.alpha_bars[t - 1])
-    rng = np.random.default_rng(seed)
-    x0, eps, err = rng.uniform(-1, 1, BATCH), rng.standard_normal(BATCH), rng.standard_normal(BATCH)
-    truth, x0_hat = snr.targets(x0, eps, a), x0 + 0.1 * err  # the network's x̂₀ misses by δ
-    loss = snr.target_losses(truth, x0_hat, t, s)
-    ratio = {p: loss[p] / loss["x0"] for p in PREDICTIONS}
-    w = {p: float(rev.x0_loss_weights(s, p)[t - 1]) for p in PREDICTIONS}
-    page.chart(
-        figs.weights_figure(
-            CURVE_STEPS.astype(float),
-            {p: rev.x0_loss_weights(s, p)[CURVE_STEPS - 1] for p in PREDICTIONS},
-            t,
-            ratio,
-            title=page.tr("weights_title"),
-            x_title="t",
-            y_title=page.tr("weight_axis"),
-            names={p: page.tr(f"name_{p}") for p in PREDICTIONS},
-            measured_name=page.tr("measured"),
-        ),
-        "weights_chart",
-        kept=True,
-    )
+    with kit.controls_after_the_chart(weights_t) as t:
+        a = float(s.alpha_bars[t - 1])
+        rng = np.random.default_rng(seed)
+        x0, eps, err = (
+            rng.uniform(-1, 1, BATCH),
+            rng.standard_normal(BATCH),
+            rng.standard_normal(BATCH),
+        )
+        truth, x0_hat = snr.targets(x0, eps, a), x0 + 0.1 * err  # the network's x̂₀ misses by δ
+        loss = snr.target_losses(truth, x0_hat, t, s)
+        ratio = {p: loss[p] / loss["x0"] for p in PREDICTIONS}
+        w = {p: float(rev.x0_loss_weights(s, p)[t - 1]) for p in PREDICTIONS}
+        page.chart(
+            figs.weights_figure(
+                CURVE_STEPS.astype(float),
+                {p: rev.x0_loss_weights(s, p)[CURVE_STEPS - 1] for p in PREDICTIONS},
+                t,
+                ratio,
+                title=page.tr("weights_title"),
+                x_title="t",
+                y_title=page.tr("weight_axis"),
+                names={p: page.tr(f"name_{p}") for p in PREDICTIONS},
+                measured_name=page.tr("measured"),
+            ),
+            "weights_chart",
+            kept=True,
+        )
     closed = snr.target_weights(a)
     gap = max(abs(ratio[p] - w[p]) / max(w[p], 1e-300) for p in PREDICTIONS if w[p] > 0)
     page.formula(
@@ -209,28 +226,34 @@ def schedules() -> None:
         schedules_live(name)
 
 
+def resolution(widgets: bool) -> int:
+    return page.select_slider("resolution", RESOLUTIONS, 256, widget=widgets)
+
+
 @kit.fragment
 def schedules_live(name: str) -> None:
     """Resolution: every schedule's log-SNR, the chosen one rescaled and shifted."""
-    res = page.select_slider("resolution", RESOLUTIONS, 256)
-    base = {n: snr.named_schedule(n, T) for n in NAMES}
-    zero = snr.rescale_zero_terminal_snr(base[name])
-    shifted = snr.shift_schedule(base[name], res / 64)
-    x = np.arange(1, T + 1) / T
-    curves = [
-        (page.tr(f"schedule_{n}"), x, snr.log_snr(s), COLOURS[k], None)
-        for k, (n, s) in enumerate(base.items())
-    ]
-    k = COLOURS[NAMES.index(name)]
-    curves += [
-        (page.tr("zero_curve"), x, snr.log_snr(zero), k, "x"),
-        (page.tr("shift_curve"), x, snr.log_snr(shifted), k, "triangle-up"),
-    ]
-    page.chart(
-        figs.snr_figure(curves, title=page.tr("snr_title"), x_title="t/T", y_title="log SNR(t)"),
-        "snr_chart",
-        kept=True,
-    )
+    with kit.controls_after_the_chart(resolution) as res:
+        base = {n: snr.named_schedule(n, T) for n in NAMES}
+        zero = snr.rescale_zero_terminal_snr(base[name])
+        shifted = snr.shift_schedule(base[name], res / 64)
+        x = np.arange(1, T + 1) / T
+        curves = [
+            (page.tr(f"schedule_{n}"), x, snr.log_snr(s), COLOURS[k], None)
+            for k, (n, s) in enumerate(base.items())
+        ]
+        k = COLOURS[NAMES.index(name)]
+        curves += [
+            (page.tr("zero_curve"), x, snr.log_snr(zero), k, "x"),
+            (page.tr("shift_curve"), x, snr.log_snr(shifted), k, "triangle-up"),
+        ]
+        page.chart(
+            figs.snr_figure(
+                curves, title=page.tr("snr_title"), x_title="t/T", y_title="log SNR(t)"
+            ),
+            "snr_chart",
+            kept=True,
+        )
     lead = np.abs(snr.log_snr(shifted) - snr.log_snr(base[name]) + 2 * math.log(res / 64)).max()
     ends = {f"aT_{n}": tex.sci(s.alpha_bars[-1], 3) for n, s in base.items()}
     ends |= {f"lT_{n}": f"{snr.log_snr(s)[-1]:.2f}" for n, s in base.items()}
@@ -269,34 +292,38 @@ def leak() -> None:
         leak_live(cache.sample_image(image, SIDE), name, seed)
 
 
+def block(widgets: bool) -> int:
+    return page.select_slider("block", BLOCKS, 32, widget=widgets)
+
+
 @kit.fragment
 def leak_live(x0: np.ndarray, name: str, seed: int) -> None:
     """b: x_T and both averaged over b × b blocks; the correlation of the block means."""
-    b = page.select_slider("block", BLOCKS, 32)
-    s = snr.named_schedule(name, T)
-    eps = np.random.default_rng(seed).standard_normal(x0.shape)
-    found = snr.leak(x0, float(s.alpha_bars[-1]), BLOCKS, eps)
-    zero = snr.leak(x0, 0.0, BLOCKS, eps)  # the same schedule rescaled: ᾱ_T = 0
-    shown = snr.contrast_match(snr.blocky(found.x_T, b), snr.blocky(x0, b))
-    page.chart(
-        figs.leak_figure(
-            [x0, np.clip(found.x_T, -1, 1), snr.blocky(x0, b), shown],
-            BLOCKS,
-            [
-                (page.tr(f"schedule_{name}"), found.expected, found.measured),
-                (page.tr("zero_leak"), zero.expected, zero.measured),
-            ],
-            b,
-            image_titles=[
-                page.tr(k) for k in ("img_x0", "img_xT", "img_x0_blocks", "img_xT_blocks")
-            ],
-            titles=("", page.tr("corr_title")),
-            axis_titles=(page.tr("block_axis"), page.tr("corr_axis")),
-            names=(page.tr("expected"), page.tr("leak_measured")),
-        ),
-        "leak_chart",
-        kept=True,
-    )
+    with kit.controls_after_the_chart(block) as b:
+        s = snr.named_schedule(name, T)
+        eps = np.random.default_rng(seed).standard_normal(x0.shape)
+        found = snr.leak(x0, float(s.alpha_bars[-1]), BLOCKS, eps)
+        zero = snr.leak(x0, 0.0, BLOCKS, eps)  # the same schedule rescaled: ᾱ_T = 0
+        shown = snr.contrast_match(snr.blocky(found.x_T, b), snr.blocky(x0, b))
+        page.chart(
+            figs.leak_figure(
+                [x0, np.clip(found.x_T, -1, 1), snr.blocky(x0, b), shown],
+                BLOCKS,
+                [
+                    (page.tr(f"schedule_{name}"), found.expected, found.measured),
+                    (page.tr("zero_leak"), zero.expected, zero.measured),
+                ],
+                b,
+                image_titles=[
+                    page.tr(k) for k in ("img_x0", "img_xT", "img_x0_blocks", "img_xT_blocks")
+                ],
+                titles=("", page.tr("corr_title")),
+                axis_titles=(page.tr("block_axis"), page.tr("corr_axis")),
+                names=(page.tr("expected"), page.tr("leak_measured")),
+            ),
+            "leak_chart",
+            kept=True,
+        )
     i = BLOCKS.index(b)
     n = (SIDE // b) ** 2 * 3
     rho, got = float(found.expected[i]), float(found.measured[i])
