@@ -245,6 +245,15 @@ def snr_figure(
     return figure(data, lay)
 
 
+def shift_updates(index: int, log_snr: Array) -> dict[int, dict[str, list]]:
+    """What changes in :func:`snr_figure` from one image side to another: the shifted
+    curve's log SNR (trace ``index``, the last curve); trace index → properties.
+
+    The live resolution control (``ui.live``) sends one of these per side.
+    """
+    return {index: {"y": _list(log_snr, 3)}}
+
+
 def weights_figure(
     steps: Array,
     weights: dict[str, Array],

@@ -12,7 +12,7 @@ from core import reverse as rev
 from core import snr_schedules as snr
 from figures import parameterisations as figs
 from ui import cache_parameterisations as cache
-from ui import exercises, kit, tex
+from ui import exercises, kit, live, tex
 
 T = 1000
 NAMES = snr.SCHEDULE_NAMES
@@ -226,38 +226,52 @@ def schedules() -> None:
         schedules_live(name)
 
 
-def resolution(widgets: bool) -> int:
-    return page.select_slider("resolution", RESOLUTIONS, 256, widget=widgets)
-
-
 @kit.fragment
 def schedules_live(name: str) -> None:
-    """Resolution: every schedule's log-SNR, the chosen one rescaled and shifted."""
-    with kit.controls_after_the_chart(resolution) as res:
-        base = {n: snr.named_schedule(n, T) for n in NAMES}
-        zero = snr.rescale_zero_terminal_snr(base[name])
-        shifted = snr.shift_schedule(base[name], res / 64)
-        x = np.arange(1, T + 1) / T
-        curves = [
-            (page.tr(f"schedule_{n}"), x, snr.log_snr(s), COLOURS[k], None)
-            for k, (n, s) in enumerate(base.items())
+    """Every schedule's log-SNR, the chosen one rescaled, and shifted for the image side: a
+    live control (ui.live) over the five sides, each side's shifted curve and numbers computed
+    here and redrawn in the browser; the formula follows once the slider settles."""
+    res = live.current(page.key("resolution"), RESOLUTIONS, 256)
+    base = {n: snr.named_schedule(n, T) for n in NAMES}
+    zero = snr.rescale_zero_terminal_snr(base[name])
+    log_base = snr.log_snr(base[name])
+    kept = math.isclose(zero.alpha_bars[0], base[name].alpha_bars[0], rel_tol=1e-12)
+    zero_check = kit.Check(page.tr("check_zero"), zero.alpha_bars[-1] == 0.0 and kept)
+    x = np.arange(1, T + 1) / T
+    curves = [
+        (page.tr(f"schedule_{n}"), x, snr.log_snr(s), COLOURS[k], None)
+        for k, (n, s) in enumerate(base.items())
+    ]
+    k = COLOURS[NAMES.index(name)]
+    curves.append((page.tr("zero_curve"), x, snr.log_snr(zero), k, "x"))
+    states, at_res = [], {}
+    for side in RESOLUTIONS:
+        s = side / 64
+        shifted = snr.shift_schedule(base[name], s)
+        lead = np.abs(snr.log_snr(shifted) - log_base + 2 * math.log(s)).max()
+        check = kit.Check(page.tr("check_shift"), lead < 1e-9, f"max |Δ| = {lead:.1e}")
+        at_res[side] = shifted, check
+        numbers = [
+            ("s", f"{s:g}"),
+            ("2 log s", f"{2 * math.log(s):.3f}"),
+            ("ᾱ′_T", tex.plain(shifted.alpha_bars[-1], 3)),
         ]
-        k = COLOURS[NAMES.index(name)]
-        curves += [
-            (page.tr("zero_curve"), x, snr.log_snr(zero), k, "x"),
-            (page.tr("shift_curve"), x, snr.log_snr(shifted), k, "triangle-up"),
-        ]
-        page.chart(
-            figs.snr_figure(
-                curves, title=page.tr("snr_title"), x_title="t/T", y_title="log SNR(t)"
-            ),
-            "snr_chart",
-            kept=True,
-        )
-    lead = np.abs(snr.log_snr(shifted) - snr.log_snr(base[name]) + 2 * math.log(res / 64)).max()
+        updates = figs.shift_updates(len(curves), snr.log_snr(shifted))
+        states.append(live.State(side, str(side), updates, numbers, [check]))
+    shifted, check = at_res[res]
+    curves.append((page.tr("shift_curve"), x, snr.log_snr(shifted), k, "triangle-up"))
+    fig = figs.snr_figure(curves, title=page.tr("snr_title"), x_title="t/T", y_title="log SNR(t)")
+    live.slider(
+        page.tr("resolution"),
+        page.key("resolution"),
+        states,
+        res,
+        fig,
+        chart_key=page.key("snr_chart"),
+        shared_checks=[zero_check],
+    )
     ends = {f"aT_{n}": tex.sci(s.alpha_bars[-1], 3) for n, s in base.items()}
     ends |= {f"lT_{n}": f"{snr.log_snr(s)[-1]:.2f}" for n, s in base.items()}
-    kept = math.isclose(zero.alpha_bars[0], base[name].alpha_bars[0], rel_tol=1e-12)
     page.formula(
         "schedules",
         **ends,
@@ -267,10 +281,8 @@ def schedules_live(name: str) -> None:
         a1=f"{base[name].alpha_bars[0]:.6f}",
         saT=tex.sci(shifted.alpha_bars[-1], 3),
         chosen=f"\\text{{{page.tr(f'schedule_{name}')}}}",
-        checks=[
-            kit.Check(page.tr("check_zero"), zero.alpha_bars[-1] == 0.0 and kept),
-            kit.Check(page.tr("check_shift"), lead < 1e-9, f"max |Δ| = {lead:.1e}"),
-        ],
+        checks=[zero_check, check],
+        badges_shown=False,  # the live control shows them, following the side in the browser
     )
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from core import snr_schedules as snr
-from tests.app.conftest import kept_charts, latex, open_page, url
+from tests.app.conftest import kept_charts, latex, live_controls, live_states, open_page, url
 from ui import exercises, i18n
 
 PAGE = "diffusion_parameterisations.py"
@@ -30,7 +30,10 @@ def test_every_view_draws_with_green_badges(view, lang):
     at = open_page(PAGE, {f"{C}_view": view, "lang": lang})
     assert not at.exception and not at.error
     tex = latex(at)
-    assert ":green-badge[" in tex and ":red-badge[" not in tex
+    assert ":green-badge[" in tex and ":red-badge[" not in tex or view == "schedules"
+    for data in live_controls(at):  # the live side shows the badges (schedules)
+        html = data.get("sharedHtml", "") + "".join(s["html"] for s in data["states"])
+        assert "live-badge live-ok" in html and ' live-bad"' not in html
 
 
 def test_predictions_show_the_numbers_of_core():
@@ -74,12 +77,47 @@ def test_weights_view_reports_snr_of_the_schedule(name):
 
 def test_schedules_view_shifts_by_two_log_s():
     at = open_page(PAGE, {f"{C}_view": "schedules"})
-    at.select_slider(key=f"{C}_resolution").set_value(512).run()
+    at.session_state[f"_live_value_{C}_resolution"] = 512  # the live slider settled (ui.live)
+    at.run()
     assert not at.exception and not at.error
     tex = latex(at)
     assert f"- {2 * math.log(8):.3f}" in tex and "s = 8" in tex
     assert f"{snr.log_snr(snr.named_schedule('cosine'))[-1]:.2f}" in tex
     assert ":red-badge[" not in tex
+    assert url(at)[f"{C}_resolution"] == "512"
+
+
+@pytest.mark.parametrize("name", ["linear", "stable_diffusion"])
+def test_every_image_side_is_sent_with_its_shifted_curve_and_green_badges(name):
+    """The side is a live control (ui.live): the browser moves the shifted curve to any of the
+    five sides with no round trip, so each state must hold that side's curve — the schedule's
+    ᾱ with its odds divided by s² (Hoogeboom et al. 2023), computed here from ᾱ alone — and
+    its numbers and checks."""
+    at = open_page(PAGE, {f"{C}_view": "schedules", f"{C}_schedule_variant": name})
+    assert not at.exception and not at.error
+    (data,) = live_controls(at)
+    assert data["moveTraces"] and data["index"] == 2  # 256 by default
+    states = live_states(at)
+    assert sorted(states) == [64, 128, 256, 512, 1024]
+    a = snr.named_schedule(name).alpha_bars
+    for side, st in states.items():
+        s = side / 64
+        odds = a / (1 - a) / s**2
+        ((index, props),) = st["traces"]
+        assert index == 6  # five schedules, the rescaled one, then the shifted one
+        np.testing.assert_allclose(props["y"], np.log(odds), atol=6e-4)
+        assert f"{2 * math.log(s):.3f}" in st["html"]
+        assert f"{odds[-1] / (1 + odds[-1]):.3g}".replace("-", "−") in st["html"]
+        assert "live-badge live-ok" in st["html"] and ' live-bad"' not in st["html"]
+    assert "live-badge live-ok" in data["sharedHtml"] and ' live-bad"' not in data["sharedHtml"]
+    linked = open_page(PAGE, {f"{C}_view": "schedules", f"{C}_resolution": "1024"})
+    assert live_controls(linked)[0]["index"] == 4 and "s = 16" in latex(linked)
+
+
+def test_a_bad_image_side_in_the_link_falls_back_with_a_notice():
+    at = open_page(PAGE, {f"{C}_view": "schedules", f"{C}_resolution": "9**9**9"})
+    assert not at.exception and not at.error and live_controls(at)[0]["index"] == 2
+    assert f"{C}_resolution" in " ".join(c.value for c in at.caption)
 
 
 @pytest.mark.parametrize("block", [1, 32])

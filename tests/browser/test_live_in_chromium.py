@@ -159,6 +159,11 @@ DRAWN_JS = """(key) => {
         ("simclr?simclr_view=training", "simclr_step", {"repaint"}),
         ("wallis?wallis_view=integrals", "wallis_N", {"move"}),  # filled curves moved
         ("simclr?simclr_view=similarity", "simclr_anchor", {"move"}),  # the softmax bars
+        (  # the shifted log-SNR curve, on the fixed axes of every schedule
+            "diffusion_parameterisations?diffusion_parameterisations_view=schedules",
+            "diffusion_parameterisations_resolution",
+            {"move"},
+        ),
         # a new N changes the heatmaps' shapes: redrawn, on the one layout of every N
         ("backprop_by_hand", "backprop_by_hand_N", {"react"}),
     ],
