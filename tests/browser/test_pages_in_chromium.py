@@ -293,9 +293,20 @@ def step_to_a_new_mask(page: Page, key: str, until: str = "true") -> None:
     """Press ``key`` on the n slider and wait until a new mask plot is there and ``until``
     (a JavaScript expression of ``gd``) holds, and the run has finished."""
     page.evaluate("(sel) => { document.querySelector(sel).__old = true; }", MASK_PLOT)
-    n = ".st-key-sparse_attention_n"
-    page.locator(f"{n} [role=slider], {n} input[type=range]").first.focus()
-    page.keyboard.press(key)
+    thumb = page.locator(".st-key-sparse_attention_n input[type=range]")
+    before = thumb.get_attribute("aria-valuetext")
+    for attempt in range(2):
+        thumb.focus()
+        page.keyboard.press(key)
+        try:
+            expect(thumb).not_to_have_attribute("aria-valuetext", before, timeout=5_000)
+            break
+        except AssertionError:
+            # one CI run timed out here on a loaded machine and the cause was not found;
+            # these tests are about the new chart (the keyboard: test_accessibility), so a
+            # press that did not move n is made once more, and a second one fails
+            if attempt:
+                raise
     page.wait_for_function(
         "(sel) => { const gd = document.querySelector(sel);"
         f" return gd && !gd.__old && {until}; }}",
