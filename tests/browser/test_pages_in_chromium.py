@@ -7,6 +7,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from bench.server import CHART_REDRAWN_JS, ROOT, streamlit_server
 from tests.browser.conftest import screenshot, wait_for_app
@@ -279,6 +280,8 @@ Object.defineProperty(HTMLDivElement.prototype, 'calcdata', {
 
 
 MASK_PLOT = ".st-key-sparse_attention_mask_chart .js-plotly-plot"
+# the mask plot a step drew: the one not marked old (step_to_a_new_mask)
+NEW_PLOT_JS = "(sel) => [...document.querySelectorAll(sel)].find((g) => !g.__old)"
 
 
 def open_the_mask(page: Page, server) -> None:
@@ -292,26 +295,26 @@ def open_the_mask(page: Page, server) -> None:
 def step_to_a_new_mask(page: Page, key: str, until: str = "true") -> None:
     """Press ``key`` on the n slider and wait until a new mask plot is there and ``until``
     (a JavaScript expression of ``gd``) holds, and the run has finished."""
-    page.evaluate("(sel) => { document.querySelector(sel).__old = true; }", MASK_PLOT)
+    # every mask plot there now is old (Streamlit may still hold the last step's beside it)
+    page.evaluate(
+        "(sel) => document.querySelectorAll(sel).forEach((g) => (g.__old = true))", MASK_PLOT
+    )
     thumb = page.locator(".st-key-sparse_attention_n input[type=range]")
     before = thumb.get_attribute("aria-valuetext")
-    for attempt in range(2):
-        thumb.focus()
-        page.keyboard.press(key)
-        try:
-            expect(thumb).not_to_have_attribute("aria-valuetext", before, timeout=5_000)
-            break
-        except AssertionError:
-            # one CI run timed out here on a loaded machine and the cause was not found;
-            # these tests are about the new chart (the keyboard: test_accessibility), so a
-            # press that did not move n is made once more, and a second one fails
-            if attempt:
-                raise
-    page.wait_for_function(
-        "(sel) => { const gd = document.querySelector(sel);"
-        f" return gd && !gd.__old && {until}; }}",
-        arg=MASK_PLOT,
-    )
+    thumb.focus()
+    page.keyboard.press(key)
+    expect(thumb).not_to_have_attribute("aria-valuetext", before)  # n moved
+    try:
+        page.wait_for_function(
+            f"(sel) => {{ const gd = ({NEW_PLOT_JS})(sel); return gd && {until}; }}", arg=MASK_PLOT
+        )
+    except PlaywrightTimeoutError as err:  # say what the page held instead
+        plots = page.evaluate(
+            "(sel) => [...document.querySelectorAll(sel)].map((g) => ({old: !!g.__old,"
+            " visibility: getComputedStyle(g).visibility}))",
+            MASK_PLOT,
+        )
+        raise AssertionError(f"no new mask plot after {key} at {page.url}: {plots}") from err
     wait_for_app(page)
 
 
@@ -323,7 +326,7 @@ def test_a_new_chart_is_computed_once(page: Page, server):
     open_the_mask(page, server)
     step_to_a_new_mask(page, "ArrowLeft", "getComputedStyle(gd).visibility === 'visible'")
     page.wait_for_timeout(500)  # a late second computation would show here
-    assert page.evaluate("(sel) => document.querySelector(sel).__computed", MASK_PLOT) == 1
+    assert page.evaluate(f"(sel) => ({NEW_PLOT_JS})(sel).__computed", MASK_PLOT) == 1
 
 
 def test_a_new_chart_is_drawn_visible(page: Page, server):
@@ -336,7 +339,7 @@ def test_a_new_chart_is_drawn_visible(page: Page, server):
     seen = []
     for key in ("ArrowLeft", "ArrowRight", "ArrowLeft"):
         step_to_a_new_mask(page, key)
-        seen.append(page.evaluate("(sel) => document.querySelector(sel).__firstVisibility", plot))
+        seen.append(page.evaluate(f"(sel) => ({NEW_PLOT_JS})(sel).__firstVisibility", plot))
     assert seen == ["visible"] * 3
     # the rule itself, whatever the timing: Streamlit's inline style does not hide a chart
     hidden = "(sel) => { const gd = document.querySelector(sel); gd.style.visibility = 'hidden';"
