@@ -74,7 +74,7 @@ SCRUB_JS = """(sel) => {
   const frames = gd._transitionData._frames;
   const held = Object.fromEntries(frames.map((f) => [f.name, f.data[0].x]));
   return {
-    marked: gd.__marked === true, by: live.drawnBy, digest: live.digest,
+    marked: gd.__marked === true, by: live.drawnBy, moved: live.movedBy, digest: live.digest,
     active: slider.active, frame: slider.steps[slider.active].args[0][0],
     names: slider.steps.map((s) => s.args[0][0]), held, heldNames: frames.map((f) => f.name),
     paths: gd.calcdata[1].map((p) => p.x), particles: gd.calcdata[2].map((p) => p.x),
@@ -160,7 +160,9 @@ def test_a_kept_scrub_moves_to_new_data_in_place_and_keeps_the_students_frame(pa
     # the slider is drawn with the move, not in a later frame: no step names a frame gone
     calls = plotly_calls(page)
     assert calls[0].startswith("relayout") and "sliders[0].steps" in calls[0], calls
-    assert calls[1] == "animate" and not any("sliders" in c for c in calls[2:]), calls
+    assert not any("sliders" in c for c in calls[1:]), calls
+    # only the scatter traces' x and y change: live.js moves them itself (quickMove)
+    assert fewer["moved"] == "quick" and "animate" not in calls, calls
     assert fewer["marked"] and fewer["by"] == "move-new"
     assert fewer["names"] != after["names"] and fewer["heldNames"] == fewer["names"]
     assert fewer["held"] == fewer["sent"]  # every old frame gone, the new ones in order
@@ -176,6 +178,69 @@ def test_a_kept_scrub_moves_to_new_data_in_place_and_keeps_the_students_frame(pa
     assert twenty["heldNames"] == twenty["names"]
     assert _same(twenty["particles"], twenty["sent"][twenty["frame"]])
     screenshot(page, "kept_scrub_fewer_steps")
+
+
+# The scrub's scatter layers as the last move drew them, and as Plotly.animate draws the
+# same data on the same plot (Plotly.redraw would also set the axes' scale anew: a plot
+# drawn while the page was still laying out is a fraction of a pixel off it); the hover's
+# points of the exact panel's particles, and the data Plotly holds for them
+MOVED_JS = """async (sel) => {
+  const gd = document.querySelector(sel);
+  const layers = () => Array.from(gd.querySelectorAll('.scatterlayer'), (e) => e.innerHTML);
+  const moved = layers();
+  const hover = gd.calcdata[2].map((p) => p.x);
+  const held = gd.data[2].x;
+  const data = gd.data.map((t) => ({ x: t.x, y: t.y }));
+  const move = { duration: 0, redraw: false };
+  const opts = { mode: 'immediate', transition: { duration: 0 }, frame: move };
+  await window.Plotly.animate(gd, { data, traces: data.map((_, i) => i) }, opts);
+  return { moved, animated: layers(), hover, held };
+}"""
+
+
+def _sampler(page: Page, key: str, before: dict) -> dict:
+    """Press ``key`` on the sampler radio (the one checked: an arrow key moves from the
+    focused radio), and return the scrub once it has moved to the new payload."""
+    page.locator(".st-key-reverse_diffusion_sampler input:checked").focus()
+    page.keyboard.press(key)
+    page.wait_for_function(
+        "([sel, digest]) => document.querySelector(sel)"
+        ".closest('.adlab-live').live.digest !== digest",
+        arg=[SCRUB, before["digest"]],
+    )
+    wait_for_app(page)
+    page.wait_for_timeout(300)  # moved in the next animation frame
+    return _scrub(page)
+
+
+def test_a_sampler_step_moves_the_scrub_itself_and_draws_what_plotly_would(page: Page, server):
+    """Euler ↔ Heun changes only the scrub's scatter traces' x and y (the paths and the
+    particles): live.js moves them without Plotly.animate (quickMove), whose defaults pass
+    over the whole figure took a third of the move. What it draws, and what the hover reads,
+    is what Plotly.animate draws of the same data."""
+    page.goto(f"{server.url}/reverse_diffusion?reverse_diffusion_sampler=euler")
+    wait_for_app(page)
+    page.wait_for_selector(f"{SCRUB} .main-svg")
+    page.evaluate("(sel) => { document.querySelector(sel).__marked = true; }", SCRUB)
+    euler = _scrub(page)
+    log_plotly_calls(page, SCRUB)
+    seen: list[dict] = []
+    for key in ("ArrowRight", "ArrowLeft"):  # Euler → Heun → Euler
+        before = seen[-1] if seen else euler
+        after = _sampler(page, key, before)
+        assert after["marked"] and after["by"] == "move-new" and after["moved"] == "quick"
+        assert "animate" not in plotly_calls(page), plotly_calls(page)
+        assert _same(after["paths"], after["sentPaths"]) and after["paths"] != before["paths"]
+        assert _same(after["particles"], after["sent"][after["frame"]])
+        drawn = page.evaluate(MOVED_JS, SCRUB)
+        assert drawn["moved"] == drawn["animated"]  # as Plotly.animate draws it
+        # the hover's points are the data Plotly holds, the frame's new particles
+        assert _same(drawn["hover"], drawn["held"])
+        assert _same(drawn["held"], after["sent"][after["frame"]])
+        log_plotly_calls(page, SCRUB)  # (our own animate above is not the page's)
+        seen.append(after)
+    assert _same(seen[-1]["paths"], euler["paths"])  # back where it started
+    screenshot(page, "kept_scrub_sampler_moved")
 
 
 # What the plot shows of the learned panel (its subplot x2y2): particle markers, the paths'

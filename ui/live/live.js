@@ -113,6 +113,8 @@ class Live {
     this.drawnBy = null; // how the last state was drawn: new, move, repaint, react, or
     // react-new (a new payload on the chart already drawn; tests)
     this.moving = null; // the promise of a move queued for the next animation frame
+    this.quick = null; // the patches of a quick move queued for the next frame (quickMove)
+    this.movedBy = null; // how the last move was drawn: quick or animate (tests)
     this.sliderLater = null; // a new payload's frame slider, drawn in the next frame
     this.input.addEventListener('input', () => {
       if (!this.Plotly) return; // not drawn yet (the input is disabled until then)
@@ -318,6 +320,7 @@ class Live {
   // already holding their new sources) are drawn again by marking their kind animatable
   // for this move alone (the image module then draws them as Plotly.react would).
   animate(patches, pictured = []) {
+    if (!pictured.length && this.quickMove(patches)) return;
     const indices = patches.map((_, i) => i);
     const kinds = [...new Set(pictured.map((i) => this.plot._fullData?.[i]?._module))];
     const lent = kinds.filter((m) => m && lend(m));
@@ -328,6 +331,116 @@ class Live {
       if (this.moving === moving) this.moving = null;
     };
     moving.then(done, done);
+    this.movedBy = 'animate';
+  }
+
+  // A move whose traces are all scatter traces that take new x and y on fixed linear axes,
+  // drawn without Plotly.animate (true; false where it does not apply): Plotly.animate
+  // supplies the whole figure's defaults again (8 ms of the reverse scrub's 23–27 ms move,
+  // bench/controls_report.md, round 39) and computes every trace's calcdata. Here each
+  // changed trace takes its new arrays (in the figure Plotly holds and in its full trace),
+  // its calcdata comes from its own trace module, and the cartesian plot draws every trace
+  // from calcdata, in the next animation frame, as Plotly.animate's move does (plotly.js
+  // internals, pinned with the plotly package; tests/browser compares the drawing with
+  // Plotly's own). A move asked for while one is queued joins it; where the plot is no
+  // longer as it was checked, the frame hands the move to Plotly.animate.
+  quickMove(patches) {
+    if (this.quick && this.quickJobs(patches)) {
+      patches.forEach((p, i) => {
+        if (Object.keys(p).length) this.quick[i] = p;
+      });
+      return true;
+    }
+    if (this.moving || !this.quickJobs(patches)) return false;
+    const quick = (this.quick = patches.slice());
+    const moving = new Promise((resolve) =>
+      requestAnimationFrame(() => {
+        this.quick = null;
+        const jobs = this.plot.isConnected ? this.quickJobs(quick) : null;
+        if (jobs) {
+          this.quickDraw(jobs);
+          resolve();
+        } else {
+          const indices = quick.map((_, i) => i);
+          resolve(this.Plotly.animate(this.plot, { data: quick, traces: indices }, MOVE));
+        }
+      }),
+    );
+    this.moving = moving;
+    const done = () => {
+      if (this.moving === moving) this.moving = null;
+    };
+    moving.then(done, done);
+    this.movedBy = 'quick';
+    return true;
+  }
+
+  // what a quick move draws: [index, new x, new y, the trace as given, its full trace] for
+  // each trace whose x or y changed; null where the move is not one a quick move draws (a
+  // trace of another kind, hidden, with other data arrays, stacked or with error bars, an
+  // axis that is not linear, Plotly animating frames of its own)
+  quickJobs(patches) {
+    const gd = this.plot;
+    const layout = gd._fullLayout;
+    const modules = layout?._basePlotModules;
+    const held = gd._transitionData;
+    if (!gd.calcdata || modules?.length !== 1 || modules[0].name !== 'cartesian') return null;
+    if (gd._transitioning || held?._animationRaf || held?._frameQueue?.length) return null;
+    const axis = (id) => layout[id.replace(/^([xy])/, '$1axis')];
+    const same = (a, b) => a === b || (a.length === b?.length && a.every((v, k) => v === b[k]));
+    const jobs = [];
+    for (const [i, patch] of patches.entries()) {
+      const keys = Object.keys(patch);
+      if (!keys.length) continue;
+      const given = gd.data[i];
+      const full = gd._fullData?.[i];
+      if (!given || !full) return null;
+      const x = patch.x ?? given.x;
+      const y = patch.y ?? given.y;
+      if (!keys.every((k) => k === 'x' || k === 'y') || !Array.isArray(x) || !Array.isArray(y)) {
+        return null;
+      }
+      if (same(x, given.x) && same(y, given.y)) continue;
+      const fits =
+        full._input === given &&
+        full.type === 'scatter' &&
+        full.visible === true &&
+        given.mode !== undefined && // the mode a trace's length picks stays
+        !full.stackgroup &&
+        !full.error_x?.visible &&
+        !full.error_y?.visible &&
+        (full._arrayAttrs ?? []).every((a) => a === 'x' || a === 'y') &&
+        typeof full._module?.calc === 'function' &&
+        x.length === y.length &&
+        x.length > 0 &&
+        axis(full.xaxis)?.type === 'linear' &&
+        axis(full.yaxis)?.type === 'linear';
+      if (!fits) return null;
+      jobs.push([i, x, y, given, full]);
+    }
+    return jobs;
+  }
+
+  // draw a quick move's jobs (quickJobs); where Plotly's internals fail, the whole plot is
+  // drawn again from the data it holds, already the new data
+  quickDraw(jobs) {
+    const gd = this.plot;
+    try {
+      for (const [i, x, y, given, full] of jobs) {
+        given.x = full.x = x;
+        given.y = full.y = y;
+        full._length = x.length;
+        full._extremes = {};
+        const cd = full._module.calc(gd, full);
+        cd[0].t = cd[0].t ?? {};
+        cd[0].trace = full;
+        gd.calcdata[i] = cd;
+      }
+      gd._fullLayout._basePlotModules[0].plot(gd, gd.calcdata.map((_, i) => i));
+    } catch (err) {
+      console.warn('live.js: a quick move fell back to Plotly.redraw', err);
+      this.Plotly.redraw(gd);
+    }
   }
 
   // A kept chart's new figure with the skeleton of the one drawn: its frames replace the
