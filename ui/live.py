@@ -6,9 +6,11 @@ a step t), the server computes every state once, and a Streamlit component (comp
 arrow key on its slider swaps in that state's trace data and its block of numbers. Where the
 states change only scatter and bar data on fixed axes (:func:`pack` checks), the traces are
 moved (``Plotly.animate`` with no redraw, in the next frame: no axis or tick label is drawn
-again); where they change only heatmaps' values on a fixed colour range, those heatmaps are
-repainted alone (Plotly's own heatmap drawing; see ``live.js``); otherwise the chart is
-redrawn (``Plotly.react``). The browser never computes anything: every number it shows was
+again; where only scatter traces move, ``live.js`` draws them from their new calcdata itself,
+without Plotly.animate's defaults pass over the whole figure: ``quickMove``); where they
+change only heatmaps' values on a fixed colour range, those heatmaps are repainted alone
+(Plotly's own heatmap drawing; see ``live.js``); otherwise the chart is redrawn
+(``Plotly.react``). The browser never computes anything: every number it shows was
 computed here, by ``core``.
 
 Where there are many states, what the browser receives can stay small: with
