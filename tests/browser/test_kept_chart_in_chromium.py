@@ -89,10 +89,14 @@ def _scrub(page: Page) -> dict:
     return page.evaluate(SCRUB_JS, SCRUB)
 
 
-def _press(page: Page, chart: str, control: str, key: str, digest: str) -> None:
-    """Press ``key`` on the reverse page's ``control``; return once ``chart`` has drawn a
-    new payload (its digest differs) and the moved traces' animation frame has passed."""
-    page.locator(f".st-key-reverse_diffusion_{control} input").first.focus()
+def _press(
+    page: Page, chart: str, control: str, key: str, digest: str, focus: str = "input"
+) -> None:
+    """Press ``key`` on the reverse page's ``control`` (on its first ``focus`` element: a
+    radio's arrow key moves from the focused radio, so ``input:checked``); return once
+    ``chart`` has drawn a new payload (its digest differs) and the moved traces' animation
+    frame has passed."""
+    page.locator(f".st-key-reverse_diffusion_{control} {focus}").first.focus()
     page.keyboard.press(key)
     page.wait_for_function(
         "([sel, digest]) => document.querySelector(sel)"
@@ -103,8 +107,8 @@ def _press(page: Page, chart: str, control: str, key: str, digest: str) -> None:
     page.wait_for_timeout(300)  # a moved trace is drawn in the next animation frame
 
 
-def _step(page: Page, control: str, key: str, before: dict) -> dict:
-    _press(page, SCRUB, control, key, before["digest"])
+def _step(page: Page, control: str, key: str, before: dict, focus: str = "input") -> dict:
+    _press(page, SCRUB, control, key, before["digest"], focus)
     return _scrub(page)
 
 
@@ -198,21 +202,6 @@ MOVED_JS = """async (sel) => {
 }"""
 
 
-def _sampler(page: Page, key: str, before: dict) -> dict:
-    """Press ``key`` on the sampler radio (the one checked: an arrow key moves from the
-    focused radio), and return the scrub once it has moved to the new payload."""
-    page.locator(".st-key-reverse_diffusion_sampler input:checked").focus()
-    page.keyboard.press(key)
-    page.wait_for_function(
-        "([sel, digest]) => document.querySelector(sel)"
-        ".closest('.adlab-live').live.digest !== digest",
-        arg=[SCRUB, before["digest"]],
-    )
-    wait_for_app(page)
-    page.wait_for_timeout(300)  # moved in the next animation frame
-    return _scrub(page)
-
-
 def test_a_sampler_step_moves_the_scrub_itself_and_draws_what_plotly_would(page: Page, server):
     """Euler ↔ Heun changes only the scrub's scatter traces' x and y (the paths and the
     particles): live.js moves them without Plotly.animate (quickMove), whose defaults pass
@@ -227,7 +216,7 @@ def test_a_sampler_step_moves_the_scrub_itself_and_draws_what_plotly_would(page:
     seen: list[dict] = []
     for key in ("ArrowRight", "ArrowLeft"):  # Euler → Heun → Euler
         before = seen[-1] if seen else euler
-        after = _sampler(page, key, before)
+        after = _step(page, "sampler", key, before, "input:checked")
         assert after["marked"] and after["by"] == "move-new" and after["moved"] == "quick"
         assert "animate" not in plotly_calls(page), plotly_calls(page)
         assert _same(after["paths"], after["sentPaths"]) and after["paths"] != before["paths"]
