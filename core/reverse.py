@@ -706,7 +706,31 @@ def step_numbers(
     return StepNumbers(x0, a, a_prev, sigma, math.sqrt(max(1.0 - a_prev - sigma**2, 0.0)))
 
 
-def ode_step(
+@dataclass(frozen=True)
+class OdeNumbers:
+    """The numbers of one step of the probability-flow ODE (a formula with today's numbers).
+
+    In y = x/√ᾱ and σ = √((1−ᾱ)/ᾱ) the step is y_prev = y + (σ_prev − σ) · slope.
+
+    Attributes:
+        sigma, sigma_prev: σ_t and σ_{t_prev}.
+        y: y_t = x_t/√ᾱ_t.
+        y_euler: Euler's landing point y_t + (σ_prev − σ_t) ε̂_t.
+        eps_prev: Heun's second slope ε̂(√ᾱ_prev y_euler, t_prev); ``None`` for Euler and for
+            Heun's last step (to t_prev = 0, an Euler step).
+        y_prev: the step's end in y; x_prev = √ᾱ_prev y_prev, the step's end.
+    """
+
+    sigma: float
+    sigma_prev: float
+    y: Array
+    y_euler: Array
+    eps_prev: Array | None
+    y_prev: Array
+    x_prev: Array
+
+
+def ode_numbers(
     x_t: ArrayLike,
     t: int,
     t_prev: int,
@@ -714,8 +738,9 @@ def ode_step(
     schedule: Schedule,
     method: Literal["euler", "heun"] = "heun",
     eps: ArrayLike | None = None,
-) -> Array:
-    """One step of the probability-flow ODE from t to t_prev, by Euler or Heun.
+) -> OdeNumbers:
+    """One step of the probability-flow ODE from t to t_prev, by Euler or Heun, with the
+    numbers on its way (:class:`OdeNumbers`; :func:`ode_step` returns its end).
 
     In y = x/√ᾱ and σ = √((1−ᾱ)/ᾱ) the ODE reads dy/dσ = ε(x, t) (DDIM Eq. 14; Karras et
     al. 2022, Eq. 4 with s(t) = √ᾱ): Euler, y_prev = y + (σ_prev − σ_t) ε̂_t, is DDIM with
@@ -741,13 +766,28 @@ def ode_step(
         )
     e = _like(x, eps_model(x, t) if eps is None else eps, "eps")
     sigma, sigma_prev = math.sqrt((1 - a) / a), math.sqrt((1 - a_prev) / a_prev)
-    # Euler: y_prev = y_t + (σ_prev − σ_t) ε̂(x_t, t)
-    y_prev = x / math.sqrt(a) + (sigma_prev - sigma) * e
+    y = x / math.sqrt(a)
+    y_euler = y + (sigma_prev - sigma) * e
+    y_prev, e_prev = y_euler, None
     if method == "heun" and t_prev > 0:
-        e_prev = _like(x, eps_model(math.sqrt(a_prev) * y_prev, t_prev), "eps")
+        e_prev = _like(x, eps_model(math.sqrt(a_prev) * y_euler, t_prev), "eps")
         # Heun: the slope is the mean of the slopes at both ends
-        y_prev = x / math.sqrt(a) + (sigma_prev - sigma) * 0.5 * (e + e_prev)
-    return math.sqrt(a_prev) * y_prev
+        y_prev = y + (sigma_prev - sigma) * 0.5 * (e + e_prev)
+    return OdeNumbers(sigma, sigma_prev, y, y_euler, e_prev, y_prev, math.sqrt(a_prev) * y_prev)
+
+
+def ode_step(
+    x_t: ArrayLike,
+    t: int,
+    t_prev: int,
+    eps_model: EpsModel,
+    schedule: Schedule,
+    method: Literal["euler", "heun"] = "heun",
+    eps: ArrayLike | None = None,
+) -> Array:
+    """One step of the probability-flow ODE from t to t_prev, by Euler or Heun: the end of
+    :func:`ode_numbers` (same arguments)."""
+    return ode_numbers(x_t, t, t_prev, eps_model, schedule, method, eps).x_prev
 
 
 @dataclass(frozen=True)

@@ -193,7 +193,6 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
             runs["learned"] = cr.learned_run(spec, sampler, n_steps, eta, variance, trained)
         if not runs:
             return
-        first = next(iter(runs.values()))
         lang = current_lang()
         page.chart(  # built on a miss only: the warm-up builds the default spec's in each language
             lambda: cr.scrub_figure(spec, runs, lang),
@@ -202,56 +201,94 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
             move=True,
             memo=cr.scrub_memo(spec, sampler, n_steps, eta, variance, tuple(runs)),
         )
-    source = next(iter(runs))
+    step_formula(spec, runs, trained, sampler, eta, variance)
+
+
+def step_formula(
+    spec: dn.TrainSpec,
+    runs: dict[str, cr.RunSummary],
+    trained: dn.Trained | None,
+    sampler: str,
+    eta: float,
+    variance: str,
+) -> None:
+    """The sampler's first step for particle 1, with its numbers, and the badges: the step
+    is the run's, x̂₀ recombines, and the exact sampler's samples match the mixture."""
+    s, mix = spec.schedule(), spec.data.mixture()
+    source, first = next(iter(runs.items()))
     model = cr.eps_model(spec, source, trained)
     t, t_prev = (int(v) for v in first.steps[:2])
     x = first.trajectories[:1, 0]  # particle 0 at x_T, (1, 2)
     eps = model(x, t)
     n = rv.step_numbers(x, t, t_prev, eps, s, sampler, eta, variance)  # type: ignore[arg-type]
-    x_prev = runs[source].first_step[0]
-    values = dict(
-        t=t,
-        x=tex.vec(x[0]),
-        eps=tex.vec(eps[0]),
-        a=tex.sci(n.alpha_bar, 4),
-        x0=tex.vec(n.x0[0], 2),
-        x_prev=tex.vec(x_prev),
-        sigma=f"{n.sigma:.4f}",
-        who=who(source),
-    )
-    checks = []
+    taken = first.first_step[0]
+    values = dict(t=t, x=tex.vec(x[0]), eps=tex.vec(eps[0]), x_prev=tex.vec(taken))
+    checks, caption = [], None
+    if sampler in ("ddpm", "ddim"):
+        values |= dict(a=tex.sci(n.alpha_bar, 4), x0=tex.vec(n.x0[0], 2), sigma=f"{n.sigma:.4f}")
     if sampler == "ddpm":
         name = "ddpm"
         values |= dict(alpha=tex.sci(s.alphas[t - 1], 6), beta=tex.sci(s.betas[t - 1], 4))
-    else:
+    elif sampler == "ddim":
         name = "ddim"
         values |= dict(t_prev=t_prev, a_prev=tex.sci(n.alpha_bar_prev, 4), dir=f"{n.direction:.4f}")
         if n.sigma == 0:
             z = [rng.standard_normal((1, 2)) for rng in np.random.default_rng([9]).spawn(2)]
             twice = [rv.ddim_step(x, t, t_prev, eps, s, 0.0, zi) for zi in z]
             checks.append(kit.Check(page.tr("check_deterministic"), bool(np.array_equal(*twice))))
-            if sampler != "heun":
-                gap = float(np.abs(twice[0][0] - x_prev).max())
-                checks.append(kit.Check(page.tr("check_step"), gap < 1e-9, f"|Δ| = {gap:.0e}"))
+            checks.append(step_check(twice[0], taken))
+    else:  # the probability-flow ODE, in y = x/√ᾱ and σ = √((1 − ᾱ)/ᾱ)
+        o = rv.ode_numbers(x, t, t_prev, model, s, sampler, eps)  # type: ignore[arg-type]
+        name = "heun" if o.eps_prev is not None else "euler"
+        values |= dict(
+            t_prev=t_prev,
+            sig=tex.sci(o.sigma, 4),
+            sig_prev=tex.sci(o.sigma_prev, 4),
+            y=tex.vec(o.y[0], 2),
+            y_prev=tex.vec(o.y_prev[0], 2),
+        )
+        if o.eps_prev is not None:
+            correction = o.y_prev[0] - o.y_euler[0]  # what the second slope changes
+            values |= dict(
+                y_euler=tex.vec(o.y_euler[0], 2),
+                eps_prev=tex.vec(o.eps_prev[0]),
+                correction="(" + ",\\ ".join(tex.sci(float(c), 3) for c in correction) + ")",
+            )
+        checks.append(step_check(o.x_prev, taken))
+        if sampler == "euler":  # Euler's step is DDIM's with η = 0 (DDIM Eq. 14)
+            gap = float(np.abs(rv.ddim_step(x, t, t_prev, eps, s, 0.0) - o.x_prev).max())
+            checks.append(kit.Check(page.tr("check_euler_ddim"), gap < 1e-9, f"|Δ| = {gap:.0e}"))
+        else:
+            caption = page.tr("heun_caption" if name == "heun" else "heun_last_step")
     recombined = math.sqrt(n.alpha_bar) * n.x0 + math.sqrt(1 - n.alpha_bar) * eps
     checks.append(kit.Check(page.tr("check_recombine"), bool(np.allclose(recombined, x))))
     if "exact" in runs:
-        fit = rv.mixture_fit(runs["exact"].samples, mix.means, mix.stds, mix.weights)
-        dw = float(np.abs(fit.weights - mix.weights).max())
-        dmu = float(np.nanmax(np.linalg.norm(fit.means - mix.means, axis=1)))
-        sd, sd0 = rv.pooled_std(fit.weights, fit.stds), rv.pooled_std(mix.weights, mix.stds)
-        dsd = abs(sd / sd0 - 1)
-        checks += [
-            kit.Check(page.tr("check_weights", tol=TOL_W), dw <= TOL_W, f"max |Δw| = {dw:.3f}"),
-            kit.Check(page.tr("check_means", tol=TOL_MU), dmu <= TOL_MU, f"max ‖Δμ‖ = {dmu:.3f}"),
-            kit.Check(
-                page.tr("check_spreads", tol=f"{TOL_SD:.0%}"),
-                dsd <= TOL_SD,
-                page.tr("spreads", got=f"{sd:.3f}", want=f"{sd0:.3f}"),
-            ),
-        ]
-    caption = page.tr("heun_caption") if sampler == "heun" else None
-    page.formula(name, checks=checks, caption=caption, **values)
+        checks += mixture_checks(runs["exact"].samples, mix)
+    page.formula(name, checks=checks, caption=caption, who=who(source), **values)
+
+
+def step_check(formula: np.ndarray, taken: np.ndarray) -> kit.Check:
+    """The formula's x_{t′} against the step the sampler took (the run's first step)."""
+    gap = float(np.abs(formula[0] - taken).max())
+    return kit.Check(page.tr("check_step"), gap < 1e-9, f"|Δ| = {gap:.0e}")
+
+
+def mixture_checks(samples: np.ndarray, mix: rv.Mixture) -> list[kit.Check]:
+    """The exact sampler's samples against the mixture: shares, means and pooled spread."""
+    fit = rv.mixture_fit(samples, mix.means, mix.stds, mix.weights)
+    dw = float(np.abs(fit.weights - mix.weights).max())
+    dmu = float(np.nanmax(np.linalg.norm(fit.means - mix.means, axis=1)))
+    sd, sd0 = rv.pooled_std(fit.weights, fit.stds), rv.pooled_std(mix.weights, mix.stds)
+    dsd = abs(sd / sd0 - 1)
+    return [
+        kit.Check(page.tr("check_weights", tol=TOL_W), dw <= TOL_W, f"max |Δw| = {dw:.3f}"),
+        kit.Check(page.tr("check_means", tol=TOL_MU), dmu <= TOL_MU, f"max ‖Δμ‖ = {dmu:.3f}"),
+        kit.Check(
+            page.tr("check_spreads", tol=f"{TOL_SD:.0%}"),
+            dsd <= TOL_SD,
+            page.tr("spreads", got=f"{sd:.3f}", want=f"{sd0:.3f}"),
+        ),
+    ]
 
 
 @page.view("field")

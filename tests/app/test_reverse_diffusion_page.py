@@ -267,6 +267,66 @@ def test_ddpm_takes_every_step_with_either_variance(variance, sigma):
     assert ":red-badge[" not in text
 
 
+def vectors_after(name: str, text: str) -> np.ndarray:
+    """The row vector ``(a,\\ b)`` printed after ``name = `` in the formula."""
+    m = re.search(re.escape(name) + r" = \((-?[\d.]+),\\ (-?[\d.]+)\)", text)
+    assert m, f"{name!r} not in {text[:600]!r}"
+    return np.array([float(m[1]), float(m[2])])
+
+
+@pytest.mark.parametrize(("sampler", "steps"), [("euler", 100), ("heun", 100), ("heun", 1)])
+def test_the_ode_samplers_write_their_step_in_y_and_sigma_with_its_numbers(sampler, steps):
+    """Euler and Heun show their own step: σ = √((1 − ᾱ)/ᾱ) and y = x/√ᾱ from the schedule's
+    ᾱ and the printed x_t; Euler's y_{t'} is y_t + (σ_{t'} − σ_t) ε̂_t of the printed numbers.
+    Heun's line shows its second slope and the mean; its one step to t' = 0 is Euler's, said
+    in the caption. Every badge holds (Euler's also: it is DDIM's step with η = 0)."""
+    from core import denoiser as dn
+
+    at = open_page(PAGE, {f"{C}_sampler": sampler, f"{C}_steps": str(steps)})
+    ok(at)
+    text = latex(at)
+    s = dn.TrainSpec().schedule()
+    t_prev = 1000 - 1000 // steps
+    assert f"t = 1000 \\to t' = {t_prev}" in text
+    a, a_prev = s.alpha_bars[999], (s.alpha_bars[t_prev - 1] if t_prev else 1.0)
+    sig, sig_prev = math.sqrt((1 - a) / a), math.sqrt((1 - a_prev) / a_prev)
+    assert number_after(r"\\sigma_t", text) == pytest.approx(sig, rel=1e-3)
+    assert number_after(r"\\sigma_\{t'\}", text) == pytest.approx(sig_prev, rel=1e-3, abs=1e-9)
+    x, eps = vectors_after("x_t", text), vectors_after("\\hat\\varepsilon_t", text)
+    y = vectors_after("y_t", text)
+    assert np.allclose(y, x / math.sqrt(a), rtol=2e-3, atol=0.01)
+    y_prev = vectors_after("y_{t'}", text)
+    x_prev = vectors_after("x_{t'} = \\sqrt{\\bar\\alpha_{t'}}\\,y_{t'}", text)
+    assert np.allclose(x_prev, math.sqrt(a_prev) * y_prev, atol=5e-3 * math.sqrt(a_prev) + 6e-4)
+    heun = sampler == "heun" and t_prev > 0
+    assert ("\\hat\\varepsilon' = (" in text) == heun
+    caption = i18n.strings("en")[f"{C}.{'heun_caption' if heun else 'heun_last_step'}"]
+    assert (caption in text) == (sampler == "heun")
+    if heun:  # the second slope's change to Euler's landing, from the run's own x_T
+        from core import reverse as rv
+        from ui import cache_reverse as cr
+
+        spec = dn.TrainSpec()
+        mix = spec.data.mixture()
+        model = rv.gmm_eps_model(s, mix.means, mix.stds, mix.weights)
+        x_T = cr.exact_run(spec, "heun", steps, 0.0, "posterior").trajectories[:1, 0]
+        e = model(x_T, 1000)
+        e2 = model(math.sqrt(a_prev) * (x_T / math.sqrt(a) + (sig_prev - sig) * e), t_prev)
+        want = (sig_prev - sig) * (e2 - e)[0] / 2
+        m = re.search(r"y_\{t'\} - \\tilde y = \(([^,]+),\\ ([^)]+)\)", text)
+        got = [float(v.replace(" \\times 10^{", "e").replace("}", "")) for v in m.groups()]
+        assert np.allclose(got, want, rtol=0.006, atol=0), (got, want)
+    else:  # one straight line of slope ε̂_t, from the printed y_t (2 decimals)
+        assert np.allclose(y_prev, y + (sig_prev - sig) * eps, atol=0.01 + 5e-4 * abs(sig))
+    strings = i18n.strings("en")
+    euler_is_ddim = strings[f"{C}.check_euler_ddim"]
+    for check in ("check_step", "check_recombine") + (("check_euler_ddim",) * (sampler == "euler")):
+        assert f":green-badge[✓ {strings[f'{C}.{check}']}" in text, check
+    assert "formula = the sampler's step — |Δ| = 0e+00" in text  # x_{t'} is the run's own step
+    assert steps == 1 or ":red-badge[" not in text  # one step from noise misses the mixture
+    assert (euler_is_ddim in text) == (sampler == "euler")
+
+
 def test_the_field_has_the_exact_score_at_every_t():
     at = open_page(PAGE, {f"{C}_view": "field"})
     ok(at)

@@ -309,6 +309,40 @@ def test_ode_euler_is_ddim_with_eta_zero(case, data, mix, x):
     assert np.allclose(euler, ddim, rtol=1e-9, atol=1e-14 * scale)
 
 
+@given(schedules_and_steps(), st.data(), mixtures(), points, st.sampled_from(["euler", "heun"]))
+def test_ode_numbers_are_karras_algorithm_1_in_sigma_with_a_denoiser(case, data, mix, x, method):
+    """Karras et al. 2022, Algorithm 1, as k-diffusion writes it: the state is y = x/√ᾱ, the
+    network a denoiser D(y; σ) = x̂₀ and the slope d = (y − D)/σ, rebuilt here from ε̂ by
+    x̂₀ = (x − √(1−ᾱ) ε̂)/√ᾱ only. The numbers on the way are that algorithm's, and their end
+    is the step the sampler takes."""
+    s, t = case
+    t_prev = data.draw(st.integers(0, t - 1))
+    model = rv.gmm_eps_model(s, *mix)
+    a, a_prev = s.alpha_bars[t - 1], (s.alpha_bars[t_prev - 1] if t_prev else 1.0)
+
+    def denoise(y: np.ndarray, a: float, step: int) -> np.ndarray:
+        x = math.sqrt(a) * y
+        return (x - math.sqrt(1 - a) * model(x, step)) / math.sqrt(a)
+
+    sig, sig_prev = math.sqrt((1 - a) / a), math.sqrt((1 - a_prev) / a_prev)
+    y = x / math.sqrt(a)
+    d = (y - denoise(y, a, t)) / sig
+    y_euler = y + (sig_prev - sig) * d
+    y_next = y_euler
+    if method == "heun" and sig_prev > 0:
+        d_prev = (y_euler - denoise(y_euler, a_prev, t_prev)) / sig_prev
+        y_next = y + (sig_prev - sig) * (d + d_prev) / 2
+    n = rv.ode_numbers(x, t, t_prev, model, s, method)
+    scale = (1 + np.abs(x).max()) / math.sqrt(a)  # x/√ᾱ: digits lost in y
+    close = dict(rtol=1e-7, atol=1e-12 * scale)
+    assert (n.sigma, n.sigma_prev) == pytest.approx((sig, sig_prev), rel=1e-12)
+    assert np.allclose(n.y, y, **close) and np.allclose(n.y_euler, y_euler, **close)
+    assert np.allclose(n.y_prev, y_next, **close)
+    assert (n.eps_prev is None) == (method == "euler" or t_prev == 0)
+    assert np.allclose(n.x_prev, math.sqrt(a_prev) * y_next, **close)
+    assert np.array_equal(n.x_prev, rv.ode_step(x, t, t_prev, model, s, method))
+
+
 def gaussian_flow(x: np.ndarray, a: float, a_prev: float, mu: np.ndarray, sigma: float):
     """The exact probability-flow map of x_0 ~ N(μ, σ²I) from ᾱ to ᾱ_prev: it keeps the
     standardised point, x_prev = √ᾱ_prev μ + √(v_prev/v)(x − √ᾱ μ), v = ᾱσ² + 1 − ᾱ."""
