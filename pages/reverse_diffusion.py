@@ -37,7 +37,7 @@ page = kit.Page(
         rv.gmm_posterior,
         rv.ddpm_step,
         rv.ddim_step,
-        rv.ode_step,
+        rv.ode_numbers,
         rv.sample,
         rv.step_numbers,
         rv.sliced_wasserstein,
