@@ -27,7 +27,7 @@ with st.sidebar:
     )
     state.toggle(t("app.present"), "present", False, help=t("app.present_help"))
     st.caption(t("app.sidebar_about"))
-a11y.page_basics(current_lang(), t("kit.chart_data_hint"))
+a11y.page_basics(current_lang(), t("kit.chart_data_hint"), t("kit.wide_formula"))
 if kit.presenting():
     presenter.style()
 try:

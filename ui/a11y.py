@@ -6,6 +6,10 @@
   (the "Data tables & export" expander, reachable by keyboard, has each chart's data as a
   table or CSV). One observer per browser tab labels charts as Plotly draws them, so a
   slider step costs nothing extra.
+- A display formula wider than its column (a narrow window, or the page zoomed for reading)
+  scrolls sideways; that one is made reachable by Tab and named, so a keyboard scrolls it
+  with the arrow keys (WCAG 2.1.1; axe's scrollable-region-focusable). One that fits adds no
+  tab stop. Checked when the browser is idle after a change, so a slider step is not slowed.
 - Secondary text (captions) keeps a contrast of at least 4.5:1 (WCAG AA) on the page's and
   the sidebar's backgrounds: Streamlit draws captions in the text colour at opacity 0.6,
   which gives #7f7e7d on the sidebar's #f8f8f7, 3.8:1. We draw them opaque in a grey that
@@ -76,22 +80,50 @@ if (!window.__adlabCharts) {
       plot.setAttribute('aria-label', name);
     }
   });
-  new MutationObserver(label).observe(document.body, {childList: true, subtree: true});
+  // a formula wider than its column: a tab stop with a name (fitting, none); measured when
+  // idle, since reading widths forces a layout
+  let pending = false;
+  const reach = () => {
+    pending = false;
+    document.querySelectorAll('[data-testid="stMain"] .katex-display').forEach((box) => {
+      const wide = box.scrollWidth > box.clientWidth + 1;
+      if (wide === box.hasAttribute('tabindex')) return;
+      if (wide) {
+        box.tabIndex = 0;
+        box.setAttribute('role', 'group');
+        box.setAttribute('aria-label', window.__adlabWideFormula || 'Formula');
+      } else {
+        ['tabindex', 'role', 'aria-label'].forEach((a) => box.removeAttribute(a));
+      }
+    });
+  };
+  const later = () => {
+    if (pending) return;
+    pending = true;
+    (window.requestIdleCallback || setTimeout)(reach, {timeout: 1000});
+  };
+  new MutationObserver(() => { label(); later(); })
+    .observe(document.body, {childList: true, subtree: true});
+  window.addEventListener('resize', later);
   label();
+  later();
 }
 """
 
 
-def page_basics(lang: str, data_hint: str) -> None:
-    """The shared style, ``<html lang>`` set to the session's language, charts labelled.
+def page_basics(lang: str, data_hint: str, wide_formula: str) -> None:
+    """The shared style, ``<html lang>`` set to the session's language, charts labelled,
+    formulas wider than the column reachable by keyboard.
 
     Args:
         lang: the session's language code.
         data_hint: where a chart's numbers are, appended to every chart's name.
+        wide_formula: the name of a formula that scrolls sideways (says how to scroll it).
     """
     st.html(BASE_CSS)
     script = (
         f"document.documentElement.lang = {json.dumps(lang)};"
-        f"window.__adlabDataHint = {json.dumps(data_hint)};{_LABEL_CHARTS}{_WRITE_URL}"
+        f"window.__adlabDataHint = {json.dumps(data_hint)};"
+        f"window.__adlabWideFormula = {json.dumps(wide_formula)};{_LABEL_CHARTS}{_WRITE_URL}"
     )
     st.html(f"<script>{script}</script>", unsafe_allow_javascript=True, width="content")

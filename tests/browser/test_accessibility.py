@@ -171,3 +171,42 @@ def test_a_slider_moves_with_the_keyboard(page, server):
     page.keyboard.press("ArrowRight")
     expect(thumb).not_to_have_attribute("aria-valuenow", before)
     page.wait_for_function("() => location.search.includes('wallis_n=')")
+
+
+WIDE_FORMULAS = """() => [...document.querySelectorAll('[data-testid="stMain"] .katex-display')]
+    .map(d => ({wide: d.scrollWidth > d.clientWidth + 1, tab: d.getAttribute('tabindex'),
+                name: d.getAttribute('aria-label')}))"""
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_formula_wider_than_its_column_is_reached_and_scrolled_by_keyboard(
+    page, server, axe_source, lang
+):
+    """In a narrow window (a phone, or a page zoomed to 200 %) a formula scrolls sideways:
+    Tab reaches it and the arrow keys scroll it (axe: no scrollable region out of the
+    keyboard's reach). In a wide one it fits and is no tab stop."""
+    from ui.i18n import strings
+
+    page.set_viewport_size({"width": 480, "height": 900})
+    page.goto(f"{server.url}/diffusion_parameterisations?lang={lang}")
+    wait_for_app(page)
+    page.wait_for_function(f"() => ({WIDE_FORMULAS})().some(f => f.wide && f.tab === '0')")
+    formulas = page.evaluate(WIDE_FORMULAS)
+    assert all((f["tab"] == "0") == f["wide"] for f in formulas), formulas
+    assert {f["name"] for f in formulas if f["wide"]} == {strings(lang)["kit.wide_formula"]}
+    serious = [v for v in violations(page, axe_source) if v["impact"] in ("serious", "critical")]
+    assert serious == [], serious
+    page.locator('[data-testid="stMain"] h1').first.click()
+    for _ in range(120):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.classList.contains('katex-display')"):
+            break
+    else:
+        raise AssertionError("Tab never reached the wide formula")
+    assert page.evaluate("document.activeElement.scrollLeft") == 0
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => document.activeElement.scrollLeft > 0")
+    page.set_viewport_size({"width": 1400, "height": 1000})  # now it fits: no tab stop
+    page.wait_for_function(
+        f"() => ({WIDE_FORMULAS})().every(f => !f.wide && f.tab === null && f.name === null)"
+    )
