@@ -303,8 +303,8 @@ class ViTCost:
 
     Attributes:
         patches: N = (S/P)²; tokens: T = N + 1; patch_dim: P²C numbers per patch.
-        entries: h · T² attention weights; flops: 4 · T² · D multiply-adds of QKᵀ and AV
-            (2 · T² · D each).
+        entries: h · T² attention weights; flops: 4 · T² · D floating-point operations of
+            QKᵀ and AV, each T² · D multiply-adds (over the h heads), 2 FLOPs apiece.
     """
 
     side: int

@@ -237,3 +237,16 @@ def test_any_bytes_give_an_image_or_a_coded_error(data):
         assert err.code.startswith("vit_upload_")
     else:
         assert out.shape == (16, 16, 3)
+
+
+@pytest.mark.parametrize(("S", "P", "h"), [(224, 16, 12), (64, 8, 2)])
+def test_cost_flops_are_what_torch_counts_for_qk_and_av(S, P, h):
+    """4·T²·D are floating-point operations, not multiply-adds: torch's own counter (2 per
+    multiply-add) on QKᵀ and AV of h heads of d = 64 agrees."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    c = vit.vit_cost(S, P, 64 * h, h)
+    q, k, v = (torch.randn(h, c.tokens, 64) for _ in range(3))
+    with FlopCounterMode(display=False) as counter:
+        torch.softmax(q @ k.transpose(1, 2) / 8.0, dim=-1) @ v
+    assert counter.get_total_flops() == c.flops
