@@ -296,9 +296,9 @@ def against_torch(tokens: list[str], x: np.ndarray, ws: list[np.ndarray]) -> Non
     page.formula(
         "torch",
         h=h,
-        sdpa=f"{gap.sdpa:.1e}",
-        out=f"{gap.mha_out:.1e}",
-        weights=f"{gap.weights:.1e}",
+        sdpa=tex.sci(gap.sdpa, 2, moderate=None),
+        out=tex.sci(gap.mha_out, 2, moderate=None),
+        weights=tex.sci(gap.weights, 2, moderate=None),
         checks=[
             kit.Check(page.tr("check_sdpa"), gap.sdpa < 1e-12, f"{gap.sdpa:.1e}"),
             kit.Check(page.tr("check_mha"), mha < 1e-12, f"{mha:.1e}"),

@@ -8,7 +8,7 @@ import streamlit as st
 
 from core import attention as att
 from figures import attention as figs
-from ui import cache, exercises, kit
+from ui import cache, exercises, kit, tex
 
 TOKENS = [4, 6, 8, 12, 16, 24, 32, 48, 64]
 TIMING_LENGTHS = (128, 256, 512, 1024, 2048)
@@ -74,7 +74,12 @@ def equal_view(N: int, seed: int, causal: bool) -> None:
         gap = float(np.abs((A / A.sum(1, keepdims=True)) @ v - reordered).max())
         checks.append(kit.Check(page.tr("check_causal"), gap < 1e-10, f"max |Δ| = {gap:.1e}"))
     page.formula(
-        "equal", checks=checks, upto="_{j \\le i}" if causal else "_j", N=N, d=d, diff=f"{diff:.1e}"
+        "equal",
+        checks=checks,
+        upto="_{j \\le i}" if causal else "_j",
+        N=N,
+        d=d,
+        diff=tex.sci(diff, 2, moderate=None),
     )
 
 
