@@ -200,7 +200,7 @@ def content_part(side: int, row: int, col: int) -> None:
         row=row,
         col=col,
         rows="\\\\".join(" & ".join(f"{a:.3f}" for a in r) for r in lam),
-        y_c=tex.vec(parts.content_output[0].numpy().ravel(), 3),
+        y_c=tex.vec(parts.content_output[0].numpy().ravel(), 2),
         checks=[
             kit.Check(
                 page.tr("check_keys_sum"),
@@ -287,8 +287,8 @@ def position_part(side: int, r: int, row: int, col: int) -> None:
         dim_out=DIM_OUT,
         row=row,
         col=col,
-        y_global=tex.vec(parts[0].y_n[0].numpy().ravel(), 3),
-        y_local=tex.vec(parts[1].y_n[0].numpy().ravel(), 3),
+        y_global=tex.vec(parts[0].y_n[0].numpy().ravel(), 2),
+        y_local=tex.vec(parts[1].y_n[0].numpy().ravel(), 2),
         checks=[
             kit.Check(page.tr("check_position_lambda"), gap_p < 1e-12, f"max |Δ| = {gap_p:.0e}"),
             kit.Check(page.tr("check_output"), gap_y < 1e-12, f"max |Δ| = {gap_y:.0e}"),

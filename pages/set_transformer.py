@@ -306,9 +306,12 @@ def model_view(X: np.ndarray, seed: int) -> None:
         "\\mathrm{SAB}",
         "\\mathrm{rFF},\\,W",
     ]
+    # the encoder on one line, pooling and decoder on the next: the chain in one line is wider
+    # than the column of a 1024-pixel window
     chain = f"X \\in \\mathbb{{R}}^{{{n}\\times 2}}" + "".join(
-        f"\\xrightarrow{{{step}}}\\mathbb{{R}}^{{{rows}\\times {cols}}}"
-        for step, (rows, cols) in zip(steps, shapes[1:], strict=True)
+        ("\\\\[2pt]" if i == 2 else "")
+        + f"\\xrightarrow{{{step}}}\\mathbb{{R}}^{{{rows}\\times {cols}}}"
+        for i, (step, (rows, cols)) in enumerate(zip(steps, shapes[1:], strict=True))
     )
     cost = stf.model_attention_cost(n, k, M_FIXED)
     page.formula(

@@ -45,7 +45,7 @@ def test_the_side_slider_moves_the_cost_and_the_measured_forward_pass():
 
 def test_the_content_lambda_ignores_the_query_position():
     at = open_page(PAGE, {f"{C}_view": "content"})
-    applied_to_q = r"\\ldots, \d+\):\\ \(([^)]*)\)"  # (λᶜ)ᵀ q_n^(j) for j = 1, …, h
+    applied_to_q = r"\\ldots, \d+\):\s*\\\\(?:\[\w+\])?\s*\(([^)]*)\)"  # (λᶜ)ᵀ q_n^(j), j = 1, …, h
     before, applied = lambda_matrix(at), re.search(applied_to_q, latex(at)).group(1)
     assert "n = (4, 2)" in latex(at)
     at.slider(key=f"{C}_row").set_value(7).run()
@@ -81,7 +81,7 @@ def test_a_shared_link_restores_the_view():
     assert at.select_slider(key=f"{C}_position_H").value == 8
     assert at.select_slider(key=f"{C}_r").value == 7
     assert at.slider(key=f"{C}_row").value == 2 and at.slider(key=f"{C}_col").value == 5
-    assert "n = 8\\cdot8 = 64" in latex(at) and "n = (2, 5)" in latex(at)
+    assert "|m| = 8\\cdot8 = 64" in latex(at) and "n = (2, 5)" in latex(at)
     assert "36 \\le r^2 = 49" in latex(at)  # rows 0..5 × columns 2..7 of the 7×7 window
 
 
