@@ -107,7 +107,9 @@ def sign_view(sigma: tuple[int, ...]) -> None:
     n = len(rho)
     cyc = pm.cycles(rho)
     trans = pm.transpositions(rho)
-    listed = ", ".join(f"({i},{j})" for i, j in inv[:MAX_LISTED])
+    # six pairs a line: twelve on one line are wider than the column of a 1024-pixel window
+    pairs = [f"({i},{j})" for i, j in inv[:MAX_LISTED]]
+    listed = ",\\\\[2pt]".join(", ".join(pairs[i : i + 6]) for i in range(0, len(pairs), 6))
     listed += ", \\dots" if len(inv) > MAX_LISTED else ""
     lengths = " + ".join(f"({len(c)}-1)" for c in cyc) or "0"
     trans_tex = "".join(f"({a}\\ {b})" for a, b in trans) or "\\mathrm{id}"
