@@ -187,7 +187,7 @@ def test_a_formula_wider_than_its_column_is_reached_and_scrolled_by_keyboard(
     keyboard's reach). In a wide one it fits and is no tab stop."""
     from ui.i18n import strings
 
-    page.set_viewport_size({"width": 480, "height": 900})
+    page.set_viewport_size({"width": 400, "height": 900})
     page.goto(f"{server.url}/diffusion_parameterisations?lang={lang}")
     wait_for_app(page)
     page.wait_for_function(f"() => ({WIDE_FORMULAS})().some(f => f.wide && f.tab === '0')")
