@@ -428,3 +428,59 @@ def test_a_new_chart_is_drawn_after_the_browser_painted_what_came_with_it(page: 
     built, plots = page.evaluate("() => [window.__built, window.__newPlots]")
     assert built and plots, (built, plots)
     assert plots[0] > built[0], (built, plots)  # at least one frame between them
+
+
+ROTATION = ".st-key-diffusion_parameterisations_rotation_chart .js-plotly-plot"
+# every scatter layer of the plot as drawn, then as Plotly.animate draws the same data on the
+# same plot; and what the plot holds: each trace's x and y, and its calcdata's points
+ROTATION_JS = """async (sel) => {
+  const gd = document.querySelector(sel);
+  const live = gd.closest('.adlab-live').live;
+  const layers = () => Array.from(gd.querySelectorAll('.scatterlayer'), (e) => e.innerHTML);
+  const held = gd.data.map((t) => ({ x: t.x, y: t.y }));
+  const points = gd.calcdata.map((trace) => trace.map((p) => [p.x, p.y]));
+  const moved = layers();
+  const frame = { duration: 0, redraw: false };
+  const opts = { mode: 'immediate', transition: { duration: 0 }, frame };
+  await window.Plotly.animate(gd, { data: held, traces: held.map((_, i) => i) }, opts);
+  return {
+    marked: gd.__marked === true, by: live.drawnBy, moved: live.movedBy, digest: live.digest,
+    layers: moved, animated: layers(), held, points,
+    sent: live.data.figure.data.map((t) => ({ x: t.x, y: t.y })),
+  };
+}"""
+
+
+def test_the_parameterisations_t_moves_its_plane_and_log_axis_line_itself(page: Page, server):
+    """The t slider turns the plane's axes and projections (whose markers are sized per
+    point) and moves the t line on the weights panel's log axis: live.js moves them without
+    Plotly.animate (quickMove), and what it draws is what Plotly.animate draws."""
+    page.goto(f"{server.url}/diffusion_parameterisations?diffusion_parameterisations_t=250")
+    wait_for_app(page)
+    page.wait_for_selector(f"{ROTATION} .main-svg")
+    page.evaluate("(sel) => { document.querySelector(sel).__marked = true; }", ROTATION)
+    before = page.evaluate(ROTATION_JS, ROTATION)
+    log_plotly_calls(page, ROTATION)
+    page.locator(".st-key-diffusion_parameterisations_t input").first.focus()
+    for _ in range(3):  # t 250 → 253
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            "([sel, digest]) => document.querySelector(sel)"
+            ".closest('.adlab-live').live.digest !== digest",
+            arg=[ROTATION, before["digest"]],
+        )
+        wait_for_app(page)
+        page.wait_for_timeout(300)  # a moved trace is drawn in the next animation frame
+        assert plotly_calls(page) == [], plotly_calls(page)  # no Plotly.animate, no react
+        after = page.evaluate(ROTATION_JS, ROTATION)
+        log_plotly_calls(page, ROTATION)  # (our own animate above is not the page's)
+        assert after["marked"] and after["by"] == "move-new" and after["moved"] == "quick"
+        assert after["layers"] == after["animated"]  # drawn as Plotly.animate draws it
+        for held, sent, points in zip(after["held"], after["sent"], after["points"], strict=True):
+            assert held == sent  # the plot holds the server's new figure
+            assert [p[0] for p in points] == sent["x"]  # the points hover reads
+        t_line = after["sent"][-1]
+        assert t_line["x"] == [before["sent"][-1]["x"][0] + 1] * 2
+        assert after["sent"][3] != before["sent"][3]  # the projection on x_t moved
+        before = after
+    screenshot(page, "kept_rotation_moved")

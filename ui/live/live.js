@@ -31,6 +31,8 @@ const afterNextPaint = () =>
 
 let counter = 0;
 const MOVE = { mode: 'immediate', transition: { duration: 0 }, frame: { duration: 0, redraw: false } };
+// the axis types a quick move draws on (quickJobs)
+const MOVABLE_AXES = new Set(['linear', 'log']);
 
 // a frame's packed coordinates ({i2: base64}, ui/live.py _packed): PACK_SCALE × each number
 // as little-endian 16-bit integers, divided again (the same doubles); anything else as it is
@@ -377,8 +379,11 @@ class Live {
 
   // what a quick move draws: [index, new x, new y, the trace as given, its full trace] for
   // each trace whose x or y changed; null where the move is not one a quick move draws (a
-  // trace of another kind, hidden, with other data arrays, stacked or with error bars, an
-  // axis that is not linear, Plotly animating frames of its own)
+  // trace of another kind, hidden, with another data array of another length than the new
+  // x, stacked or with error bars, an axis neither linear nor log, Plotly animating frames
+  // of its own). Another array (a marker size per point) is the trace's own, unchanged: the
+  // trace module's calc reads it as Plotly.animate's would. A log axis holds data values in
+  // calcdata too and maps them to pixels itself.
   quickJobs(patches) {
     const gd = this.plot;
     const layout = gd._fullLayout;
@@ -388,6 +393,11 @@ class Live {
     if (gd._transitioning || held?._animationRaf || held?._frameQueue?.length) return null;
     const axis = (id) => layout[id.replace(/^([xy])/, '$1axis')];
     const same = (a, b) => a === b || (a.length === b?.length && a.every((v, k) => v === b[k]));
+    // an array attribute ('marker.size') of the full trace, one value per new point
+    const along = (full, attr, x) => {
+      const v = attr.split('.').reduce((o, k) => o?.[k], full);
+      return Array.isArray(v) && v.length === x.length;
+    };
     const jobs = [];
     for (const [i, patch] of patches.entries()) {
       const keys = Object.keys(patch);
@@ -409,12 +419,12 @@ class Live {
         !full.stackgroup &&
         !full.error_x?.visible &&
         !full.error_y?.visible &&
-        (full._arrayAttrs ?? []).every((a) => a === 'x' || a === 'y') &&
+        (full._arrayAttrs ?? []).every((a) => a === 'x' || a === 'y' || along(full, a, x)) &&
         typeof full._module?.calc === 'function' &&
         x.length === y.length &&
         x.length > 0 &&
-        axis(full.xaxis)?.type === 'linear' &&
-        axis(full.yaxis)?.type === 'linear';
+        MOVABLE_AXES.has(axis(full.xaxis)?.type) &&
+        MOVABLE_AXES.has(axis(full.yaxis)?.type);
       if (!fits) return null;
       jobs.push([i, x, y, given, full]);
     }
