@@ -128,7 +128,13 @@ def shift_view(H: int, M: int, s: int, regions: np.ndarray) -> None:
     )
     page.formula(
         "shift",
-        s=s,
+        # shifted: rolled by −s, masked, rolled back; not shifted: no roll and no mask
+        there=f"\\mathrm{{roll}}(-{s})" if shifted else t_tex("swin_windows.partition_tex"),
+        back=(
+            f"{t_tex('swin_windows.masked_attention')},\\ \\mathrm{{roll}}(+{s})"
+            if shifted
+            else t_tex("swin_windows.window_attention")
+        ),
         shift=f"s = \\lfloor M/2 \\rfloor = {s}" if shifted else "s = 0\\ (\\text{W-MSA})",
         windows=t_tex(
             "swin_windows.one_window_tex" if nW == 1 else "swin_windows.windows_tex",

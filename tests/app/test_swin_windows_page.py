@@ -113,9 +113,14 @@ def test_switching_the_shift_off_gives_plain_windows():
     at = open_page(PAGE)
     at.toggle(key="swin_windows_shifted").set_value(False).run()
     assert "W-MSA" in latex(at) and "256 \\text{ of }" in latex(at)
+    # no roll by 0 and no mask: the windows are cut from x as it is
+    assert "roll" not in latex(at) and "masked" not in latex(at)
+    assert "\\text{attention in each window}" in latex(at)
     assert url(at)["swin_windows_shifted"] == "0"
     states = live_states(at)
     assert all("256 of 16² = 256 pairs" in s["html"] for s in states.values())
+    at.toggle(key="swin_windows_shifted").set_value(True).run()  # M = 4: s = 2
+    assert "\\mathrm{roll}(-2)" in latex(at) and "\\mathrm{roll}(+2)" in latex(at)
 
 
 def test_the_window_control_offers_only_the_windows_that_tile_the_map():
