@@ -33,6 +33,9 @@ RANGES = {
     "per_row": (0, 6, 2),
     "block": (1, 16, 4),
 }
+# a knob's least value where the pattern is that knob alone: 0 global tokens or 0 random keys
+# would leave every query with no key at all (a softmax over nothing)
+LEAST = {("global", "n_global"): 1, ("random", "per_row"): 1}
 
 page = kit.Page(
     "sparse_attention",
@@ -72,7 +75,9 @@ def settings(widgets: bool = True) -> tuple[str, dict[str, int], int, int | None
     params: dict[str, int] = {}
     for col, knob in zip(cols, knobs, strict=False):
         with col:
-            params[knob] = page.slider(knob, *RANGES[knob], widget=widgets)
+            lo, hi, default = RANGES[knob]
+            lo = LEAST.get((name, knob), lo)
+            params[knob] = page.slider(knob, lo, hi, max(default, lo), widget=widgets)
     seed = 0
     if "per_row" in knobs:
         with cols[-2]:
@@ -181,11 +186,16 @@ def cost_view(name: str, costs: np.ndarray) -> None:
         kept=True,
     )
     growth = att.loglog_slope(COST_LENGTHS[:4], costs[:4])
+    counted = n <= COUNTED_UP_TO  # larger n: the pairs are extrapolated (att.extrapolate_pairs)
     page.formula(
         "cost",
-        n=n,
+        n=tex.num(n),
         full=tex.num(full[k]),
-        pairs=t_tex("sparse_attention.pairs_tex", k=tex.num(costs[k])),
+        pairs=("" if counted else "\\approx ")
+        + t_tex("sparse_attention.pairs_tex", k=tex.num(costs[k])),
+        note=""
+        if counted
+        else "\\\\[4pt]" + t_tex("sparse_attention.extrapolated", m=tex.num(COUNTED_UP_TO)),
         fewer=t_tex("sparse_attention.fewer", r=f"{full[k] / costs[k]:.1f}"),
         checks=[
             kit.Check(page.tr("check_cheaper"), bool(costs[k] <= full[k])),

@@ -99,3 +99,30 @@ def test_the_pattern_row_above_the_charts_shows_the_pattern_they_were_drawn_of(v
     mask = att.dilated_mask(n, 3, 2)  # the link's width, the default dilation
     pairs = tex.num(int(mask.sum())) if view == "cost" else f"\\frac{{{int(mask.sum())}}}"
     assert pairs in latex(at), (pairs, latex(at))
+
+
+@pytest.mark.parametrize(("pattern", "knob"), [("global", "n_global"), ("random", "per_row")])
+def test_a_pattern_of_one_knob_never_leaves_a_query_without_keys(pattern, knob):
+    """0 global tokens or 0 random keys would be a mask with no pair at all (a softmax over
+    nothing): that pattern's knob starts at 1, and a link asking for 0 falls back to the
+    knob's default with a notice."""
+    key = f"sparse_attention_{knob}"
+    at = open_page(PAGE, {"sparse_attention_pattern": pattern, key: "0"})
+    assert not at.exception and at.slider(key=key).min == 1 and at.slider(key=key).value >= 1
+    assert key in " ".join(c.value for c in at.caption)
+    assert "\\frac{0}" not in latex(at)
+    # a pattern that has other keys keeps 0 on the knob (Longformer's band alone)
+    at = open_page(
+        PAGE, {"sparse_attention_pattern": "longformer", "sparse_attention_n_global": "0"}
+    )
+    assert at.slider(key="sparse_attention_n_global").value == 0
+
+
+def test_the_cost_beyond_the_counted_lengths_says_it_is_extrapolated():
+    at = open_page(PAGE, {"sparse_attention_view": "cost", "sparse_attention_pattern": "band"})
+    at.select_slider(key="sparse_attention_cost_n").set_value(2048).run()
+    assert "n = 2{,}048" in latex(at) and "\\approx" not in latex(at)
+    at.select_slider(key="sparse_attention_cost_n").set_value(16384).run()
+    # band w = 2 at 2048: 2048 + 2 (2047 + 2046) = 10234 pairs, × 8 at n = 16384
+    assert "n = 16{,}384" in latex(at) and "\\approx 81{,}872" in latex(at)
+    assert "counted on the mask up to n =" in latex(at)
