@@ -202,3 +202,13 @@ def test_the_compare_controls_above_the_chart_show_what_it_scored():
     assert at.select_slider(key="attention_gallery_ratio").value == 4
     assert url(at)["attention_gallery_ratio"] == "4"
     assert pvt_error() > 0.0
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"), [("en", "full attention:"), ("ja", "フルアテンション:")]
+)
+def test_the_compare_formula_speaks_the_pages_language(lang, words):
+    at = open_page(
+        PAGE, {"attention_gallery_view": "compare", "attention_gallery_side": "8", "lang": lang}
+    )
+    assert f"\\text{{{words}}}" in latex(at) and "full: " not in latex(at)
