@@ -61,7 +61,8 @@ def attention_heatmap(
         colorscale=SEQUENTIAL,
         customdata=customdata,
         hovertemplate=hovertemplate or "query %{y}, key %{x}: %{z:.4f}<extra></extra>",
-        colorbar={"title": {"text": colorbar_title}, "thickness": 12},
+        # ×10ⁿ ticks, never Plotly's SI prefixes: a gap of 4e-16 would read "0.4f" (femto)
+        colorbar={"title": {"text": colorbar_title}, "thickness": 12, "exponentformat": "power"},
     )
     return fig
 

@@ -32,9 +32,9 @@ page = kit.Page(
 )
 
 
-def cell_hover(end: str = "<extra></extra>") -> str:
-    """Hover text of a (query, key) cell of a heatmap."""
-    return page.tr("hover_cell", q="%{y}", k="%{x}", v="%{z:.4f}") + end
+def cell_hover(end: str = "<extra></extra>", fmt: str = ".4f") -> str:
+    """Hover text of a (query, key) cell of a heatmap, its value in d3 format ``fmt``."""
+    return page.tr("hover_cell", q="%{y}", k="%{x}", v=f"%{{z:{fmt}}}") + end
 
 
 @page.view("map", "heads", "masks", "torch")
@@ -287,7 +287,7 @@ def against_torch(tokens: list[str], x: np.ndarray, ws: list[np.ndarray]) -> Non
             y_title=page.tr("queries"),
             zmax=1e-15,
             colorbar_title="|Δ|",
-            hovertemplate=cell_hover(),
+            hovertemplate=cell_hover(fmt=".1e"),  # gaps near 1e-16: .4f would read 0.0000
         ),
         "torch_chart",
     )

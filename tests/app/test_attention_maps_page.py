@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 import numpy as np
 import pytest
 
@@ -159,3 +161,15 @@ def test_the_scaling_chart_marks_the_D_chosen_also_from_the_shared_cache():
     assert marked() == {1024}
     at.select_slider(key="attention_maps_D").set_value(256).run()
     assert not at.exception and marked() == {256}
+
+
+def test_the_torch_gap_map_reads_its_tiny_numbers_as_powers_of_ten():
+    """The gaps to torch are near 1e-16: the colour bar ticks as ×10ⁿ (Plotly's default SI
+    prefix would label 4e-16 "0.4f", femto) and the hover shows the gap in e-notation (".4f"
+    would read 0.0000)."""
+    at = open_page(PAGE, {"attention_maps_view": "torch"})
+    (heat,) = chart_specs(at)["attention_maps_torch_chart"]["data"]
+    assert heat["colorbar"]["exponentformat"] == "power"
+    assert "%{z:.1e}" in heat["hovertemplate"] and ".4f" not in heat["hovertemplate"]
+    z = np.frombuffer(base64.b64decode(heat["z"]["bdata"]), dtype=heat["z"]["dtype"])
+    assert 0 < z.max() < 1e-12  # what the format is for
