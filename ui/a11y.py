@@ -10,6 +10,9 @@
   scrolls sideways; that one is made reachable by Tab and named, so a keyboard scrolls it
   with the arrow keys (WCAG 2.1.1; axe's scrollable-region-focusable). One that fits adds no
   tab stop. Checked when the browser is idle after a change, so a slider step is not slowed.
+- An invariant badge wider than its column wraps onto a second line: Streamlit cuts a badge
+  off with "…" (one line, overflow hidden), which in a narrow window or at 200 % zoom hid
+  the end of a check's numbers (WCAG 1.4.10, reflow).
 - Secondary text (captions) keeps a contrast of at least 4.5:1 (WCAG AA) on the page's and
   the sidebar's backgrounds: Streamlit draws captions in the text colour at opacity 0.6,
   which gives #7f7e7d on the sidebar's #f8f8f7, 3.8:1. We draw them opaque in a grey that
@@ -37,6 +40,9 @@ BASE_CSS = f"""
 [data-testid="stCaptionContainer"] p {{ color: {CAPTION_COLOUR}; }}
 {SHOW_NEW_CHARTS_CSS}
 [data-testid="stElementContainer"]:has(script[data-adlab-url]) {{ display: none; }}
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] span.stMarkdownBadge {{
+  white-space: normal; text-overflow: clip;
+}}
 </style>
 """
 

@@ -210,3 +210,22 @@ def test_a_formula_wider_than_its_column_is_reached_and_scrolled_by_keyboard(
     page.wait_for_function(
         f"() => ({WIDE_FORMULAS})().every(f => !f.wide && f.tab === null && f.name === null)"
     )
+
+
+# each invariant badge of the main area: its width as laid out and the width its text needs
+BADGES = """() => [...document.querySelectorAll('[data-testid="stMain"] .stMarkdownBadge')]
+  .map((b) => ({text: b.textContent, shown: b.clientWidth, needs: b.scrollWidth,
+                lines: Math.round(b.getBoundingClientRect().height / 16)}))"""
+
+
+def test_a_badge_wider_than_its_column_wraps_instead_of_being_cut_off(page, server):
+    """Streamlit draws a badge on one line and cuts it with "…": at 400 px (a phone, or 200 %
+    zoom) the depthwise page's Japanese checks lost their numbers. They wrap (ui.a11y)."""
+    page.set_viewport_size({"width": 400, "height": 900})
+    page.goto(f"{server.url}/depthwise_separable?lang=ja")
+    wait_for_app(page)
+    page.wait_for_selector('[data-testid="stMain"] .stMarkdownBadge')
+    badges = page.evaluate(BADGES)
+    assert len(badges) >= 3, badges
+    assert all(b["needs"] <= b["shown"] + 1 for b in badges), badges  # nothing hidden
+    assert any(b["lines"] >= 2 for b in badges), badges  # and one did need a second line
