@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import a11y, kit, nav, perf, presenter, state, warmup
+from ui import a11y, boot, kit, nav, perf, presenter, state, warmup
 from ui.i18n import DEFAULT_LANG, LANGUAGES, current_lang, t
 
 st.set_page_config(
@@ -30,6 +30,7 @@ with st.sidebar:
 a11y.page_basics(current_lang(), t("kit.chart_data_hint"), t("kit.wide_formula"))
 if kit.presenting():
     presenter.style()
+boot.entering_page()
 try:
     page.run()
 finally:  # a page that fails still gets the links

@@ -8,7 +8,11 @@ them, so a Streamlit bump is a deliberate, checked step rather than a silent bre
 - ``PagesManager.uses_pages_directory``: a process-wide flag that starts ``True`` because
   ``pages/`` sits beside ``app.py`` and turns ``False`` only once ``st.navigation`` ran. Until
   then a direct link such as ``/softmax`` runs ``pages/softmax.py`` alone, without
-  ``app.py`` (no page config, no navigation). :func:`ui.boot.require_entrypoint` uses it.
+  ``app.py`` (no page config, no navigation). :func:`ui.boot.require_entrypoint` turns it
+  off.
+- ``ScriptRunContext.main_script_path``: the script the server was started with
+  (:func:`main_script_name`); :func:`ui.boot.require_entrypoint` reroutes a page only
+  when that is ``app.py``.
 - ``MESSAGE_FLUSH_INTERVAL_SECS``: how often the server sends queued messages; the page kit
   lets a chart go that much ahead of a formula (see :func:`ui.kit.chart`).
 - The components-v2 manager of the running server (``Runtime.instance().
@@ -50,8 +54,8 @@ from streamlit.runtime.runtime_util import MESSAGE_FLUSH_INTERVAL_SECS
 __all__ = [
     "MESSAGE_FLUSH_INTERVAL_SECS",
     "SHOW_NEW_CHARTS_CSS",
-    "legacy_pages_mode",
     "leave_legacy_pages_mode",
+    "main_script_name",
     "running_server",
     "serve_component_files",
 ]
@@ -63,14 +67,17 @@ SHOW_NEW_CHARTS_CSS = (
 )
 
 
-def legacy_pages_mode() -> bool:
-    """Whether this process still runs ``pages/*.py`` files on their own (see above)."""
-    return bool(PagesManager.uses_pages_directory)
-
-
 def leave_legacy_pages_mode() -> None:
     """Make the process route every page through ``app.py``'s ``st.navigation``."""
     PagesManager.uses_pages_directory = False
+
+
+def main_script_name() -> str | None:
+    """The file name of the script this server runs (``None`` outside a script run)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return None if ctx is None else Path(ctx.main_script_path).name
 
 
 def running_server() -> Any | None:

@@ -156,3 +156,31 @@ def test_prose_has_no_inline_katex():
         body = "\n".join(line for line in lines if not line.startswith("<!--"))
         name = f"{path.parent.name}/{path.name}"
         assert "$" not in body, f"{name}: write the maths in Unicode, keep KaTeX for kit.formula"
+
+
+def test_a_direct_link_that_started_alone_reroutes_though_another_session_switched_first(
+    monkeypatch,
+):
+    """A class opens direct links to a fresh server: each session starts the page file on
+    its own (Streamlit's ``pages/`` mode), and another session's ``app.py`` may switch the
+    process to ``st.navigation`` before this one reaches ``require_entrypoint``. It must
+    still rerun through ``app.py``: its sidebar, not Streamlit's list of files. Before the
+    fix it drew the page alone (seen in Chromium, 2 sessions of 3 on a cold server)."""
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.runtime.scriptrunner import script_runner
+    from streamlit.testing.v1 import app_test
+    from streamlit.testing.v1.app_test import AppTest
+
+    monkeypatch.setattr(app_test, "PagesManager", PagesManager)  # a fresh server's first run
+    alone = script_runner._mpa_v1
+
+    def another_session_switches_meanwhile(main_script_path):
+        PagesManager.uses_pages_directory = False  # what st.navigation does in app.py
+        alone(main_script_path)
+
+    monkeypatch.setattr(script_runner, "_mpa_v1", another_session_switches_meanwhile)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.switch_page("pages/softmax.py").run()
+    assert not at.exception
+    assert [s.label for s in at.sidebar.selectbox] == [strings("en")["app.language"]]
+    assert strings("en")["softmax.title"] in at.title[0].value

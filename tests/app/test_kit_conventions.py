@@ -3,6 +3,7 @@ messages in the page's language, and the private Streamlit details we depend on.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import re
@@ -127,14 +128,16 @@ def test_the_streamlit_internals_we_rely_on_still_exist():
 
     assert isinstance(PagesManager.uses_pages_directory, bool | type(None))
     assert 0 < streamlit_internals.MESSAGE_FLUSH_INTERVAL_SECS < 0.1
+    from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
+
+    assert "main_script_path" in {f.name for f in dataclasses.fields(ScriptRunContext)}
     source = inspect.getsource(PagesManager)
     assert "uses_pages_directory" in source
     before = PagesManager.uses_pages_directory
     try:
         PagesManager.uses_pages_directory = True
-        assert streamlit_internals.legacy_pages_mode()
         streamlit_internals.leave_legacy_pages_mode()
-        assert not streamlit_internals.legacy_pages_mode()
+        assert PagesManager.uses_pages_directory is False
     finally:
         PagesManager.uses_pages_directory = before
 
