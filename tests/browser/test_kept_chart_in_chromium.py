@@ -97,6 +97,12 @@ def _press(
     ``chart`` has drawn a new payload (its digest differs) and the moved traces' animation
     frame has passed."""
     page.locator(f".st-key-reverse_diffusion_{control} {focus}").first.focus()
+    _press_focused(page, chart, key, digest)
+
+
+def _press_focused(page: Page, chart: str, key: str, digest: str) -> None:
+    """Press ``key`` on the focused control; return once ``chart`` has drawn a new payload
+    and the moved traces' animation frame has passed."""
     page.keyboard.press(key)
     page.wait_for_function(
         "([sel, digest]) => document.querySelector(sel)"
@@ -463,14 +469,7 @@ def test_the_parameterisations_t_moves_its_plane_and_log_axis_line_itself(page: 
     log_plotly_calls(page, ROTATION)
     page.locator(".st-key-diffusion_parameterisations_t input").first.focus()
     for _ in range(3):  # t 250 → 253
-        page.keyboard.press("ArrowRight")
-        page.wait_for_function(
-            "([sel, digest]) => document.querySelector(sel)"
-            ".closest('.adlab-live').live.digest !== digest",
-            arg=[ROTATION, before["digest"]],
-        )
-        wait_for_app(page)
-        page.wait_for_timeout(300)  # a moved trace is drawn in the next animation frame
+        _press_focused(page, ROTATION, "ArrowRight", before["digest"])
         assert plotly_calls(page) == [], plotly_calls(page)  # no Plotly.animate, no react
         after = page.evaluate(ROTATION_JS, ROTATION)
         log_plotly_calls(page, ROTATION)  # (our own animate above is not the page's)
