@@ -10,7 +10,10 @@ always (before the fix: a session drew the page alone in 3 runs of 4 with these 
 
 from __future__ import annotations
 
+import contextlib
+
 from playwright.sync_api import Browser
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from bench.server import ROOT, streamlit_server
 from tests.browser.conftest import TIMEOUT_MS, VIEWPORT, wait_for_app
@@ -25,6 +28,7 @@ LINKS = [
     "set_transformer",
     "permutations",
 ]
+LINKS_JS = '[data-testid="stSidebarUserContent"] a[href]'
 STAGGER_MS = 150  # students do not click in the same millisecond: the race needs overlap
 
 
@@ -43,17 +47,23 @@ def test_direct_links_opened_together_on_a_fresh_server_all_get_the_app(browser:
             seen = []
             for pg, slug in zip(pages, LINKS, strict=True):
                 wait_for_app(pg)
+                # a rerouted session's first run drew nothing, and the status widget shows
+                # only after a moment: wait for the links (drawn last), and report what is
+                # on the page if they never come
+                with contextlib.suppress(PlaywrightTimeout):
+                    pg.wait_for_function(
+                        "sel => document.querySelectorAll(sel).length >= 20", arg=LINKS_JS
+                    )
                 seen.append(
                     pg.evaluate(
-                        """(slug) => ({
+                        """([slug, sel]) => ({
                         slug,
                         files: !!document.querySelector('[data-testid="stSidebarNav"]'),
                         errors: document.querySelectorAll('[data-testid="stException"]').length,
-                        links: document.querySelectorAll(
-                            '[data-testid="stSidebarUserContent"] a[href]').length,
+                        links: document.querySelectorAll(sel).length,
                         at: new URL(location.href).pathname,
                     })""",
-                        slug,
+                        [slug, LINKS_JS],
                     )
                 )
         finally:
