@@ -208,6 +208,27 @@ MOVED_JS = """async (sel) => {
 }"""
 
 
+# From now on, note for each quick move of the plot whether it was drawn inside an animation
+# frame's callback (true) or in the task that handled the new payload (false)
+LOG_QUICK_DRAWS_JS = """(sel) => {
+  const live = document.querySelector(sel).closest('.adlab-live').live;
+  if (!window.__inFrameWrapped) {
+    window.__inFrameWrapped = true;
+    const raf = window.requestAnimationFrame.bind(window);
+    window.requestAnimationFrame = (cb) => raf((ts) => {
+      window.__inFrame = true;
+      try { return cb(ts); } finally { window.__inFrame = false; }
+    });
+  }
+  window.__quickDraws = [];
+  const draw = Object.getPrototypeOf(live).quickDraw;
+  live.quickDraw = function (jobs) {
+    window.__quickDraws.push(window.__inFrame === true);
+    return draw.call(this, jobs);
+  };
+}"""
+
+
 def test_a_sampler_step_moves_the_scrub_itself_and_draws_what_plotly_would(page: Page, server):
     """Euler ↔ Heun changes only the scrub's scatter traces' x and y (the paths and the
     particles): live.js moves them without Plotly.animate (quickMove), whose defaults pass
@@ -219,11 +240,15 @@ def test_a_sampler_step_moves_the_scrub_itself_and_draws_what_plotly_would(page:
     page.evaluate("(sel) => { document.querySelector(sel).__marked = true; }", SCRUB)
     euler = _scrub(page)
     log_plotly_calls(page, SCRUB)
+    page.evaluate(LOG_QUICK_DRAWS_JS, SCRUB)
     seen: list[dict] = []
     for key in ("ArrowRight", "ArrowLeft"):  # Euler → Heun → Euler
         before = seen[-1] if seen else euler
         after = _step(page, "sampler", key, before, "input:checked")
         assert after["marked"] and after["by"] == "move-new" and after["moved"] == "quick"
+        # drawn in the task that brought the new figure, not in the next animation frame:
+        # there it waited behind the formula's typesetting when that task ran first
+        assert page.evaluate("() => window.__quickDraws.splice(0)") == [False]
         assert "animate" not in plotly_calls(page), plotly_calls(page)
         assert _same(after["paths"], after["sentPaths"]) and after["paths"] != before["paths"]
         assert _same(after["particles"], after["sent"][after["frame"]])

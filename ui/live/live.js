@@ -321,8 +321,8 @@ class Live {
   // plotOne: the layers it was not given leave); the pictured traces (images from sources,
   // already holding their new sources) are drawn again by marking their kind animatable
   // for this move alone (the image module then draws them as Plotly.react would).
-  animate(patches, pictured = []) {
-    if (!pictured.length && this.quickMove(patches)) return;
+  animate(patches, pictured = [], now = false) {
+    if (!pictured.length && this.quickMove(patches, now)) return;
     const indices = patches.map((_, i) => i);
     const kinds = [...new Set(pictured.map((i) => this.plot._fullData?.[i]?._module))];
     const lent = kinds.filter((m) => m && lend(m));
@@ -342,11 +342,21 @@ class Live {
   // bench/controls_report.md, round 39) and computes every trace's calcdata. Here each
   // changed trace takes its new arrays (in the figure Plotly holds and in its full trace),
   // its calcdata comes from its own trace module, and the cartesian plot draws every trace
-  // from calcdata, in the next animation frame, as Plotly.animate's move does (plotly.js
-  // internals, pinned with the plotly package; tests/browser compares the drawing with
-  // Plotly's own). A move asked for while one is queued joins it; where the plot is no
-  // longer as it was checked, the frame hands the move to Plotly.animate.
-  quickMove(patches) {
+  // from calcdata (plotly.js internals, pinned with the plotly package; tests/browser
+  // compares the drawing with Plotly's own). A slider's step is drawn in the next animation
+  // frame, as Plotly.animate's move does, and a step asked for while one is queued joins it
+  // (a held arrow key); where the plot is no longer as it was checked, the frame hands the
+  // move to Plotly.animate. A kept chart's new figure (``now``) is drawn in the task that
+  // brought it: in the next frame it waited behind whatever task came first, the formula's
+  // typesetting among them (bench/controls_report.md, rounds 42 and 43).
+  quickMove(patches, now = false) {
+    if (now && !this.quick && !this.moving) {
+      const jobs = this.quickJobs(patches);
+      if (!jobs) return false;
+      this.quickDraw(jobs);
+      this.movedBy = 'quick';
+      return true;
+    }
     if (this.quick && this.quickJobs(patches)) {
       patches.forEach((p, i) => {
         if (Object.keys(p).length) this.quick[i] = p;
@@ -519,7 +529,7 @@ class Live {
     if (Object.keys(update).length) this.Plotly.relayout(gd, update);
     this.setSources(images, sources);
     for (const [, i] of images) patches[i] = {}; // drawn with its new source
-    this.animate(patches, images.map(([, i]) => i));
+    this.animate(patches, images.map(([, i]) => i), true);
     if (Object.keys(slider).length) {
       const later = (this.sliderLater = slider);
       const draw = () => {
