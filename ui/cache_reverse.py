@@ -201,8 +201,21 @@ class RunSummary:
     first_step: Array
 
 
+def scrub_frames(steps: IntArray) -> IntArray:
+    """The scrub's frames: indices into a run's visited steps (T … 0). A run that visits
+    every t (DDPM; any sampler at S = T) takes the t's of the default S-step samplers'
+    frames, so DDPM and DDIM, Euler or Heun at the default steps scrub the same t's: a
+    student comparing samplers sees them at the same t, and a frame they scrubbed to stays
+    when they switch (a new figure keeps the frame of the same name, ``live.js``)."""
+    T = int(steps[0])
+    if len(steps) == T + 1 and DEFAULT_STEPS <= T:  # every t, steps[i] = T − i
+        shared = rv.sampling_steps(T, DEFAULT_STEPS)
+        return T - shared[rv.frame_indices(len(shared), N_FRAMES)]
+    return rv.frame_indices(len(steps), N_FRAMES)
+
+
 def _summary(run: rv.SampleRun) -> RunSummary:
-    frames = rv.frame_indices(len(run.steps), N_FRAMES)
+    frames = scrub_frames(run.steps)
     along = np.unique(np.round(np.linspace(0, len(run.steps) - 1, TRAJECTORY_POINTS)).astype(int))
     m = N_TRAJECTORIES
     return RunSummary(

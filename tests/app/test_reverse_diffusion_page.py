@@ -238,6 +238,42 @@ def test_the_scrub_shows_the_run_of_every_setting_when_it_comes_from_the_cache()
     assert np.array_equal(seen[0], seen[-1])
 
 
+def test_ddpm_scrubs_the_same_t_as_the_samplers_at_the_default_steps():
+    """DDPM visits every t, so its scrub takes the frames DDIM, Euler and Heun show at the
+    default 100 steps: a student compares the samplers at the same t, and a frame scrubbed
+    to stays when they switch. Each frame's particles are the run's at that frame's t."""
+    from core import denoiser as dn
+    from core import reverse as rv
+    from ui import cache_reverse as cr
+
+    def frames(query):
+        at = open_page(PAGE, query)
+        ok(at)
+        return [f["name"] for f in chart_specs(at)[f"{C}_scrub_chart"]["frames"]]
+
+    ddim = frames({})
+    ddpm = frames({f"{C}_sampler": "ddpm"})
+    heun = frames({f"{C}_sampler": "heun"})
+    fewer = frames({f"{C}_steps": "50"})
+    assert ddpm == ddim == heun and ddim[0] == "1000" and ddim[-1] == "0"
+    assert fewer != ddim  # 50 steps visit other t's: its own frames
+    # DDPM's frames show its own run at those t's (run.steps[i] = T − i)
+    spec = dn.TrainSpec()
+    T = spec.schedule().num_steps
+    run = rv.sample(
+        cr._start_noise(spec.seed, cr.N_PARTICLES),
+        cr.eps_model(spec, "exact", None),
+        spec.schedule(),
+        "ddpm",
+        T,
+        cr._FirstRows(np.random.default_rng([spec.seed, 3])),
+    )
+    summary = cr.exact_run(spec, "ddpm", T, 0.0, "posterior")
+    assert summary.frame_steps.tolist() == [int(t) for t in ddpm]
+    for k, t in enumerate(summary.frame_steps):
+        assert np.array_equal(summary.clouds[k], run.path[T - t, : cr.N_SHOWN])
+
+
 def test_fewer_steps_jump_further_and_stay_deterministic():
     at = open_page(PAGE)
     at.select_slider(key=f"{C}_steps").set_value(10).run()

@@ -548,7 +548,7 @@ class Live {
   // that shows its move (moveNew): the same steps, to the same frames, with new labels (the
   // forward scrub's t at a new T). Plotly.relayout of its 40 steps took 9 ms of the T step's
   // frame, before the traces moved (bench/controls_report.md, round 30). A slider whose
-  // steps name other frames (the reverse scrub's DDPM ↔ DDIM) is drawn with the move: a step
+  // steps name other frames (the reverse scrub at other steps S) is drawn with the move: a step
   // must not name a frame the plot no longer holds. Dropped where Plotly draws the whole
   // layout.
   drawSlider(now) {
