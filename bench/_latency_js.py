@@ -59,7 +59,9 @@ INSTALL_JS = r"""
   const MAIN_ELEMENTS =
     '[data-testid="stMain"] [data-testid="stElementContainer"]:not(:has(script[data-adlab-url]))';
   // what a step waits for: '<chart key>' (its Plotly plot) or '#<i>' (the i-th element of the
-  // main area, compared by its text: a control that redraws a formula or a table, not a chart)
+  // main area, compared by its text: a control that redraws a formula or a table, not a
+  // chart; where the element at that place is a chart, by its text and its drawing too, so a
+  // step that only moves the chart's traces counts when they move)
   const watchBox = (spec) => {
     if (spec && spec.startsWith('#')) {
       return document.querySelectorAll(MAIN_ELEMENTS)[Number(spec.slice(1))] ?? null;
@@ -70,8 +72,12 @@ INSTALL_JS = r"""
   // changes and builds it hidden first (visibility: hidden), then draws it at its width
   const contentOf = (spec, box) => {
     if (!box) return null;
-    if (spec && spec.startsWith('#')) return box.innerText;
     const plot = plotOf(box);
+    if (spec && spec.startsWith('#')) {
+      return plot && getComputedStyle(plot).visibility === 'visible'
+        ? box.innerText + plot.innerHTML
+        : box.innerText;
+    }
     return plot && getComputedStyle(plot).visibility === 'visible' ? plot.innerHTML : null;
   };
   const hash = (text) => {

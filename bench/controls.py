@@ -14,8 +14,10 @@ and for each one:
 
 1. calibrates: presses it once and compares every chart (by key) and every element of the main
    area (by text) before and after. The control watches the first chart that changed, or, if no
-   chart did, the first element whose text changed (a formula, a table). A control that changes
-   nothing on screen is reported and skipped.
+   chart did, the first element whose text changed (a formula, a table), by its place in the
+   main area; where another step puts a chart at that place, its drawing counts too (a step
+   that only moves its traces). A control that changes nothing on screen is reported and
+   skipped.
 2. records ``--steps`` keypresses exactly as ``bench.latency`` does (keydown → the animation
    frame after the first change of the watched element, page clock), bouncing at the
    control's ends; after every ``--block`` steps, one step of the bare one-slider app, so
