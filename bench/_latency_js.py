@@ -73,12 +73,8 @@ INSTALL_JS = r"""
   const contentOf = (spec, box) => {
     if (!box) return null;
     const plot = plotOf(box);
-    if (spec && spec.startsWith('#')) {
-      return plot && getComputedStyle(plot).visibility === 'visible'
-        ? box.innerText + plot.innerHTML
-        : box.innerText;
-    }
-    return plot && getComputedStyle(plot).visibility === 'visible' ? plot.innerHTML : null;
+    const drawn = plot && getComputedStyle(plot).visibility === 'visible' ? plot.innerHTML : null;
+    return spec && spec.startsWith('#') ? box.innerText + (drawn ?? '') : drawn;
   };
   const hash = (text) => {
     let h = 0;
