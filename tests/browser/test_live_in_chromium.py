@@ -11,6 +11,7 @@ from urllib.parse import parse_qs, urlparse
 import plotly
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from bench._latency_js import SEND_HOOK_JS
 from tests.browser.conftest import screenshot, wait_for_app
@@ -146,6 +147,30 @@ DRAWN_JS = """(key) => {
 }"""
 
 
+# what a live slider holds: its state, the server's, a report in flight, the focus
+HELD_JS = """(key) => {
+  const root = document.querySelector(`.st-key-${key} .adlab-live`);
+  const live = root.live;
+  const focus = document.activeElement;
+  return {index: live.index, server: live.serverIndex, reported: live.reported,
+          settling: live.timer !== null, value: live.input.value, by: live.drawnBy,
+          focus: `${focus?.tagName}.${focus?.className}`, focusHere: root.contains(focus)};
+}"""
+
+
+def _wait_for_state(page: Page, key: str, index: int) -> None:
+    """The live slider of ``key`` shows state ``index`` (its key's input event has run); a
+    timeout says what the slider held (CI once saw the last state missing, round 46)."""
+    try:
+        page.wait_for_function(
+            "([key, i]) => document.querySelector(`.st-key-${key} .adlab-live`).live.index === i",
+            arg=[key, index],
+            timeout=10_000,
+        )
+    except PlaywrightTimeout:
+        pytest.fail(f"state {index} never shown: {page.evaluate(HELD_JS, key)}")
+
+
 @pytest.mark.parametrize(
     ("path", "key", "by"),
     [
@@ -184,6 +209,7 @@ def test_every_step_draws_what_a_fresh_chart_of_that_state_draws(page, server, p
     for step in range(n + 2):  # every state, and back from the last one
         if step:
             page.keyboard.press("ArrowRight" if step < n else "ArrowLeft")
+        _wait_for_state(page, key, step if step < n else max(0, 2 * (n - 1) - step))
         page.wait_for_timeout(60)  # a moved state is drawn in the next animation frame
         drawn = page.evaluate(DRAWN_JS, key)
         assert drawn["shown"] == drawn["fresh"], drawn["label"]
