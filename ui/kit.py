@@ -310,13 +310,15 @@ def formula(
     checks: Sequence[Check] = (),
     caption: str | None = None,
     badges_shown: bool = True,
+    printed: bool = True,
 ) -> None:
     """The formula with today's numbers, and the invariant badges under it.
 
     One Markdown element (KaTeX display math + badges): every element a slider step
     re-renders costs browser time, so the formula and its checks travel together.
     ``badges_shown=False``: a live control (``ui.live``) draws these badges with its state,
-    following the slider in the browser; they still go to the handout.
+    following the slider in the browser; they still go to the handout. ``printed=False``: a
+    formula kept on the page but hidden (:func:`show_only`) does not go to the handout.
     """
     let_the_chart_go_first()
     body = f"$$\n{latex}\n$$"
@@ -325,10 +327,32 @@ def formula(
     if checks and badges_shown:
         body += "\n\n" + _badge_line(checks)
     st.markdown(body)
+    if not printed:
+        return
     # kept for the handout under a name that a slider step does not change (digits dropped)
     shape = re.sub(r"[-+\d.,]+", "", latex)[:160]
     badges = tuple(handout.Badge(c.label, c.ok, c.detail) for c in checks)
     _formulas()[shape] = handout.Formula(latex, badges, caption or "")
+
+
+def show_only(keys: Sequence[str], shown: str) -> None:
+    """Of the keyed containers ``keys`` (``st.container(key=...)``), show ``shown`` only.
+
+    A control that picks one of a few parts (the reverse sampler's formula) can keep them
+    all on the page, each drawn from its own settings, and a step then changes this style
+    alone: an element that does not change is not rendered again in the browser. One
+    style-only ``st.html``, which Streamlit sends to its event container, so it takes no
+    place among the page's elements. Hidden by ``display: none``: out of the layout, the
+    reading order and the accessibility tree alike.
+    """
+    if shown not in keys:
+        raise ValueError(f"{shown!r} is not one of {keys!r}")
+    hidden = ", ".join(
+        f'[data-testid="stLayoutWrapper"]:has(> .st-key-{k}), .st-key-{k}'
+        for k in keys
+        if k != shown
+    )
+    st.html(f"<style data-adlab-show-only>{hidden} {{ display: none; }}</style>")
 
 
 def badges(checks: Sequence[Check]) -> None:
@@ -824,7 +848,11 @@ class Page:
         **values: Any,
     ) -> None:
         """Template ``name`` of ``assets/formulas/<concept>.tex`` with ``values``, and badges."""
-        formula(formulas.render(self.concept, name, **values), checks, caption, badges_shown)
+        formula(self.latex(name, **values), checks, caption, badges_shown)
+
+    def latex(self, name: str, **values: Any) -> str:
+        """Template ``name`` of ``assets/formulas/<concept>.tex`` with ``values``, as TeX."""
+        return formulas.render(self.concept, name, **values)
 
     def explain(self, section: str) -> None:
         """A section of the concept's explanation."""

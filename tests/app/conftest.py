@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -86,8 +87,30 @@ def live_states(at: AppTest) -> dict:
 
 
 def latex(at: AppTest) -> str:
-    """The page's display formulas (``kit.formula`` draws them as ``$$...$$`` Markdown)."""
-    return "\n".join(m.value for m in at.markdown if m.value.startswith("$$"))
+    """The page's display formulas that a student sees (``kit.formula`` draws them as
+    ``$$...$$`` Markdown; not those kept hidden by ``kit.show_only``)."""
+    shown_markdown = shown(at.main, hidden_keys(at), "markdown")
+    return "\n".join(m.value for m in shown_markdown if m.value.startswith("$$"))
+
+
+def hidden_keys(at: AppTest) -> set[str]:
+    """The keys of the containers that ``kit.show_only`` hides (by its style's selectors)."""
+    return {
+        key
+        for e in at._tree
+        if getattr(e, "type", "") == "html" and "data-adlab-show-only" in e.value
+        for key in re.findall(r"\.st-key-([\w-]+)", e.value)
+    }
+
+
+def shown(node, hidden: set[str], kind: str):
+    """The elements of ``kind`` under ``node``, in page order, outside the ``hidden`` containers."""
+    if getattr(node, "key", None) in hidden and hasattr(node, "children"):
+        return
+    if getattr(node, "type", "") == kind:
+        yield node
+    for child in getattr(node, "children", {}).values():
+        yield from shown(child, hidden, kind)
 
 
 @pytest.fixture

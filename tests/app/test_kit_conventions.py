@@ -12,7 +12,7 @@ import pytest
 
 from core.errors import CoreError
 from core.validation import finite_array, integer, positive
-from tests.app.conftest import ROOT, kept_charts, open_page, url
+from tests.app.conftest import ROOT, hidden_keys, kept_charts, latex, open_page, url
 from ui import formulas, streamlit_internals, tex
 from ui.i18n import strings
 
@@ -476,6 +476,37 @@ def test_a_sampler_that_takes_the_same_steps_does_not_hold_its_controls_back():
     field = at.session_state[kit._LAST_CHART]
     at.radio(key="reverse_diffusion_view").set_value("sampling").run()
     assert not at.exception and at.session_state[kit._LAST_CHART] > field > heun
+
+
+def shown_one_of_three() -> None:
+    import streamlit as st
+
+    from ui import kit
+
+    keys = ["demo_x", "demo_y", "demo_z"]
+    shown = st.radio("shown", keys, key="demo_shown")
+    kit.show_only(keys, shown)
+    for k in keys:
+        with st.container(key=k):
+            st.markdown(f"$$\\text{{{k}}}$$")
+
+
+def test_show_only_hides_every_other_keyed_container_and_refuses_one_not_among_them():
+    """``kit.show_only``: one style (sent where it takes no place among the page's elements)
+    hides the others, and follows a step; every container keeps its content."""
+    from streamlit.testing.v1 import AppTest
+
+    from ui import kit
+
+    at = AppTest.from_function(shown_one_of_three).run()
+    assert not at.exception
+    assert hidden_keys(at) == {"demo_y", "demo_z"} and latex(at) == "$$\\text{demo_x}$$"
+    assert len([m for m in at.markdown if m.value.startswith("$$")]) == 3
+    assert not any(getattr(e, "type", "") == "html" for e in at.main)  # not in the main area
+    at.radio(key="demo_shown").set_value("demo_z").run()
+    assert hidden_keys(at) == {"demo_x", "demo_y"} and latex(at) == "$$\\text{demo_z}$$"
+    with pytest.raises(ValueError, match="not one of"):
+        kit.show_only(["demo_x"], "demo_w")
 
 
 def test_pages_draw_tables_through_the_kit():
