@@ -3,9 +3,11 @@ a small MLP trained live; DDPM, DDIM and the probability-flow ODE; quality again
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any
 
@@ -148,6 +150,18 @@ def sampler_controls(s: dif.Schedule, widgets: bool) -> tuple[str, int, float, s
     a, b, c = kit.columns([3, 2, 2], widgets)
     with a:
         sampler = page.choice("sampler", rv.SAMPLERS, "ddim", widget=widgets)
+    return (sampler, *sampler_settings(s, sampler, widgets, (b, c)))
+
+
+def sampler_settings(
+    s: dif.Schedule,
+    sampler: str,
+    widgets: bool = False,
+    places: Sequence[AbstractContextManager] = (),
+) -> tuple[int, float, str]:
+    """``sampler``'s steps, η and variance, its widgets drawn in the two ``places`` (or only
+    read: any sampler's, chosen or not, as its widgets would hold them)."""
+    b, c = places or (contextlib.nullcontext(), contextlib.nullcontext())
     with b:
         n_steps = (
             s.num_steps
@@ -176,7 +190,7 @@ def sampler_controls(s: dif.Schedule, widgets: bool) -> tuple[str, int, float, s
             if sampler == "ddpm"
             else "posterior"
         )
-    return sampler, n_steps, eta, variance
+    return n_steps, eta, variance
 
 
 @kit.fragment
@@ -201,7 +215,41 @@ def sampling_view(spec: dn.TrainSpec, trained: dn.Trained | None) -> None:
             move=True,
             memo=cr.scrub_memo(spec, sampler, n_steps, eta, variance, tuple(runs)),
         )
-    step_formula(spec, runs, trained, sampler, eta, variance)
+        kit.show_only([formula_key(smp) for smp in rv.SAMPLERS], formula_key(sampler))
+    step_formulas(spec, runs, trained, chosen)
+
+
+def formula_key(sampler: str) -> str:
+    """The key of the container of ``sampler``'s step formula."""
+    return page.key(f"formula_{sampler}")
+
+
+def step_formulas(
+    spec: dn.TrainSpec,
+    runs: dict[str, cr.RunSummary],
+    trained: dn.Trained | None,
+    chosen: tuple[str, int, float, str],
+) -> None:
+    """Every sampler's step formula in a place of its own, the chosen one's shown
+    (``kit.show_only``): the chosen's worked out now, the others' drawn where a run at their
+    settings has already worked them out (``cr.kept_formula``), so a step to another sampler
+    changes a style and the formulas it shows are left as they were. In the browser, the
+    formula's render was the long task of a sampler step (20 of 124 steps over 50 ms, none
+    with the formulas kept: bench/controls_report.md, round 46)."""
+    s, lang = spec.schedule(), current_lang()
+    places = {smp: st.container(key=formula_key(smp)) for smp in rv.SAMPLERS}
+    sampler = chosen[0]
+    with places[sampler]:
+        latex, checks, caption = step_formula(spec, runs, trained, *chosen)
+        kit.formula(latex, checks, caption)
+    cr.keep_formula(cr.scrub_memo(spec, *chosen, tuple(runs)) + (lang,), (latex, checks, caption))
+    for other in rv.SAMPLERS:
+        kept = other != sampler and cr.kept_formula(
+            cr.scrub_memo(spec, other, *sampler_settings(s, other), tuple(runs)) + (lang,)
+        )
+        if kept:
+            with places[other]:
+                kit.formula(*kept, printed=False)
 
 
 def step_formula(
@@ -209,11 +257,13 @@ def step_formula(
     runs: dict[str, cr.RunSummary],
     trained: dn.Trained | None,
     sampler: str,
+    n_steps: int,
     eta: float,
     variance: str,
-) -> None:
+) -> tuple[str, list[kit.Check], str | None]:
     """The sampler's first step for particle 1, with its numbers, and the badges: the step
-    is the run's, x̂₀ recombines, and the exact sampler's samples match the mixture."""
+    is the run's, x̂₀ recombines, and the exact sampler's samples match the mixture.
+    Returns the formula's TeX, its checks and its caption."""
     s, mix = spec.schedule(), spec.data.mixture()
     source, first = next(iter(runs.items()))
     model = cr.eps_model(spec, source, trained)
@@ -264,7 +314,7 @@ def step_formula(
     checks.append(kit.Check(page.tr("check_recombine"), bool(np.allclose(recombined, x))))
     if "exact" in runs:
         checks += mixture_checks(runs["exact"].samples, mix)
-    page.formula(name, checks=checks, caption=caption, who=who(source), **values)
+    return page.latex(name, who=who(source), **values), checks, caption
 
 
 def gap_check(label: str, a: np.ndarray, b: np.ndarray) -> kit.Check:

@@ -20,9 +20,11 @@ together queues up on one core, leaving the other to everyone's pages.
 
 from __future__ import annotations
 
+import collections
 import functools
 import json
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -285,6 +287,34 @@ def learned_run(
     figure draws (the badges test the exact run's N_PARTICLES): the network is the costly
     part of a step, so this is 10× less work. Same start and noise as the exact run."""
     return _run(spec, "learned", sampler, n_steps, eta, variance, _trained, N_SHOWN)
+
+
+# ---- the sampler's step formulas, kept for every session --------------------------------------
+# The sampling view draws every sampler's formula and shows one (``kit.show_only``); a sampler
+# whose formula at the current settings has not been worked out yet (on this server, by any
+# session) has an empty place until it is chosen. A formula is a few KB of text.
+FORMULAS_KEPT = 256
+_formulas: collections.OrderedDict[Hashable, Any] = collections.OrderedDict()
+_formulas_lock = threading.Lock()
+
+
+def keep_formula(memo: Hashable, formula: Any) -> None:
+    """Keep a sampler's formula (what the page drew) under its ``memo`` (:func:`scrub_memo`
+    and the language): the formula follows from the same runs as the scrub."""
+    with _formulas_lock:
+        _formulas[memo] = formula
+        _formulas.move_to_end(memo)
+        while len(_formulas) > FORMULAS_KEPT:
+            _formulas.popitem(last=False)
+
+
+def kept_formula(memo: Hashable) -> Any | None:
+    """The formula kept under ``memo``, or ``None``."""
+    with _formulas_lock:
+        formula = _formulas.get(memo)
+        if formula is not None:
+            _formulas.move_to_end(memo)
+        return formula
 
 
 # ---- the scrub: its figure, and its payload cached for every session ------------------------

@@ -490,3 +490,49 @@ def test_the_untrained_notice_names_what_a_press_would_train_and_follows_every_s
     text = _notice(at)
     assert "Two moons (noise σ = 0.04)" in text and "view “Sampling”" in text
     assert not [b for b in at.button if b.key == f"{C}_train"]  # the field offers no training
+
+
+def formula_places(at) -> dict[str, str]:
+    """Each sampler's formula place (``kit.show_only`` shows the chosen one): its Markdown."""
+    places = {}
+    for node in at.main:
+        key = getattr(node, "key", None) or ""
+        if key.startswith(f"{C}_formula_") and hasattr(node, "children"):
+            places[key.removeprefix(f"{C}_formula_")] = "\n".join(
+                m.value for m in node if getattr(m, "type", "") == "markdown"
+            )
+    return places
+
+
+@pytest.mark.parametrize("eta, variance", [("0.5", "beta"), ("0.0", "posterior")])
+def test_a_formula_kept_hidden_is_the_one_its_sampler_shows_when_chosen(eta, variance):
+    """Every sampler's formula has a place; the chosen one's is shown, and a hidden place
+    holds either nothing or exactly what that sampler draws when chosen at these settings —
+    never another sampler's steps, η or variance. After each sampler has been chosen once,
+    all four are kept; moving the steps keeps DDPM's (it takes every step) and no other's
+    stale one. The handout prints the shown formula only."""
+    from core import reverse as rv
+
+    q = {f"{C}_steps": "50", f"{C}_eta": eta, f"{C}_variance": variance}
+    alone, seen = {}, []
+    for smp in rv.SAMPLERS:
+        at = open_page(PAGE, q | {f"{C}_sampler": smp})
+        ok(at)
+        places = formula_places(at)
+        assert set(places) == set(rv.SAMPLERS)
+        assert places[smp] == latex(at) != ""  # the chosen place is the one shown
+        alone[smp] = places[smp]
+        seen.append(places)
+        printed = list(at.session_state["_kit_formulas"].values())
+        assert len(printed) == 1 and f"$$\n{printed[0].latex}\n$$" in latex(at)
+    for places in seen:  # each place empty, or its sampler's own at these settings
+        assert all(held in ("", alone[other]) for other, held in places.items())
+    for smp in rv.SAMPLERS:  # all kept now, each sampler's own
+        at = open_page(PAGE, q | {f"{C}_sampler": smp})
+        assert formula_places(at) == alone
+    moved = open_page(PAGE, q | {f"{C}_sampler": "ddim", f"{C}_steps": "20"})
+    places = formula_places(moved)
+    assert places["ddpm"] == alone["ddpm"]
+    assert "t' = 950" in places["ddim"] and "t' = 950" not in alone["ddim"]
+    for smp in ("euler", "heun"):
+        assert places[smp] == "" or "t' = 950" in places[smp], smp

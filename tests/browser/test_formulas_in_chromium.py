@@ -158,7 +158,9 @@ VIEWS = [
     "diffusion_parameterisations_view=leak&diffusion_parameterisations_leak_schedule=cosine",
 ]
 
+# the formulas drawn (kit.show_only keeps every reverse sampler's formula, one of them shown)
 FORMULAS = """() => [...document.querySelectorAll('[data-testid="stMain"] .katex-display')]
+    .filter(d => d.checkVisibility())
     .map(d => ({box: d.clientWidth, width: d.querySelector('.katex').scrollWidth,
                 tex: (d.querySelector('annotation') || {}).textContent || ''}))"""
 
@@ -166,7 +168,7 @@ FORMULAS = """() => [...document.querySelectorAll('[data-testid="stMain"] .katex
 def formulas(page: Page, url: str) -> list[dict]:
     page.goto(url)
     wait_for_app(page)
-    page.wait_for_selector('[data-testid="stMain"] .katex-display')
+    page.wait_for_function(f"() => ({FORMULAS})().length > 0")
     return page.evaluate(FORMULAS)
 
 
