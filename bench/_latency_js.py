@@ -58,13 +58,17 @@ INSTALL_JS = r"""
   // (ui.state.flush: their text changes at every step)
   const MAIN_ELEMENTS =
     '[data-testid="stMain"] [data-testid="stElementContainer"]:not(:has(script[data-adlab-url]))';
+  // the main area's elements that are drawn: not those a style hides (kit.show_only keeps
+  // every sampler's formula and shows one), so the i-th is the i-th a student sees
+  const mainElements = () =>
+    [...document.querySelectorAll(MAIN_ELEMENTS)].filter((e) => e.checkVisibility());
   // what a step waits for: '<chart key>' (its Plotly plot) or '#<i>' (the i-th element of the
   // main area, compared by its text: a control that redraws a formula or a table, not a
   // chart; where the element at that place is a chart, by its text and its drawing too, so a
   // step that only moves the chart's traces counts when they move)
   const watchBox = (spec) => {
     if (spec && spec.startsWith('#')) {
-      return document.querySelectorAll(MAIN_ELEMENTS)[Number(spec.slice(1))] ?? null;
+      return mainElements()[Number(spec.slice(1))] ?? null;
     }
     return byKey(spec);
   };
@@ -255,7 +259,7 @@ INSTALL_JS = r"""
         if (key) charts[key] = hash(plot.innerHTML);
       }
       // a control's own element changes with its value: not a redraw
-      const texts = [...document.querySelectorAll(MAIN_ELEMENTS)].map((e) =>
+      const texts = mainElements().map((e) =>
         (e.querySelector('input, [role="slider"]') ? '' : hash(e.innerText)));
       return { charts, texts };
     },
