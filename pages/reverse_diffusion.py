@@ -238,9 +238,9 @@ def step_formulas(
     with the formulas kept: bench/controls_report.md, round 46)."""
     s, lang = spec.schedule(), current_lang()
     places = {smp: st.container(key=formula_key(smp)) for smp in rv.SAMPLERS}
-    sampler = chosen[0]
+    sampler, _, eta, variance = chosen
     with places[sampler]:
-        latex, checks, caption = step_formula(spec, runs, trained, *chosen)
+        latex, checks, caption = step_formula(spec, runs, trained, sampler, eta, variance)
         kit.formula(latex, checks, caption)
     cr.keep_formula(cr.scrub_memo(spec, *chosen, tuple(runs)) + (lang,), (latex, checks, caption))
     for other in rv.SAMPLERS:
@@ -257,10 +257,9 @@ def step_formula(
     runs: dict[str, cr.RunSummary],
     trained: dn.Trained | None,
     sampler: str,
-    n_steps: int,
     eta: float,
     variance: str,
-) -> tuple[str, list[kit.Check], str | None]:
+) -> tuple[str, tuple[kit.Check, ...], str | None]:
     """The sampler's first step for particle 1, with its numbers, and the badges: the step
     is the run's, x̂₀ recombines, and the exact sampler's samples match the mixture.
     Returns the formula's TeX, its checks and its caption."""
@@ -314,7 +313,7 @@ def step_formula(
     checks.append(kit.Check(page.tr("check_recombine"), bool(np.allclose(recombined, x))))
     if "exact" in runs:
         checks += mixture_checks(runs["exact"].samples, mix)
-    return page.latex(name, who=who(source), **values), checks, caption
+    return page.latex(name, who=who(source), **values), tuple(checks), caption
 
 
 def gap_check(label: str, a: np.ndarray, b: np.ndarray) -> kit.Check:
