@@ -231,22 +231,27 @@ def step_formulas(
     chosen: tuple[str, int, float, str],
 ) -> None:
     """Every sampler's step formula in a place of its own, the chosen one's shown
-    (``kit.show_only``): the chosen's worked out now, the others' drawn where a run at their
-    settings has already worked them out (``cr.kept_formula``), so a step to another sampler
+    (``kit.show_only``). Each is kept for every session under what it follows from
+    (``cr.kept_formula``): the chosen one is worked out on a miss only, and the others are
+    drawn where they have been worked out at their settings, so a step to another sampler
     changes a style and the formulas it shows are left as they were. In the browser, the
     formula's render was the long task of a sampler step (20 of 124 steps over 50 ms, none
     with the formulas kept: bench/controls_report.md, round 46)."""
     s, lang = spec.schedule(), current_lang()
     places = {smp: st.container(key=formula_key(smp)) for smp in rv.SAMPLERS}
+
+    def memo(smp: str, settings: Sequence[Any]) -> tuple[Any, ...]:
+        return cr.scrub_memo(spec, smp, *settings, tuple(runs)) + (lang,)
+
     sampler, _, eta, variance = chosen
+    formula = cr.kept_formula(memo(sampler, chosen[1:]))
+    if formula is None:
+        formula = step_formula(spec, runs, trained, sampler, eta, variance)
+        cr.keep_formula(memo(sampler, chosen[1:]), formula)
     with places[sampler]:
-        latex, checks, caption = step_formula(spec, runs, trained, sampler, eta, variance)
-        kit.formula(latex, checks, caption)
-    cr.keep_formula(cr.scrub_memo(spec, *chosen, tuple(runs)) + (lang,), (latex, checks, caption))
+        kit.formula(*formula)
     for other in rv.SAMPLERS:
-        kept = other != sampler and cr.kept_formula(
-            cr.scrub_memo(spec, other, *sampler_settings(s, other), tuple(runs)) + (lang,)
-        )
+        kept = other != sampler and cr.kept_formula(memo(other, sampler_settings(s, other)))
         if kept:
             with places[other]:
                 kit.formula(*kept, printed=False)

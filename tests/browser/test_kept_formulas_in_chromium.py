@@ -17,17 +17,16 @@ PLACE = ".st-key-reverse_diffusion_formula_{}"
 # node marked earlier; and how many mutations the formula places have seen since marking.
 PLACES_JS = """(samplers) => {
   const out = {};
+  out.shown = [...document.querySelectorAll('[data-testid="stMain"] .katex-display')]
+    .filter((d) => d.checkVisibility()).length;
   for (const s of samplers) {
     const box = document.querySelector(`.st-key-reverse_diffusion_formula_${s}`);
-    const shown = [...document.querySelectorAll('[data-testid="stMain"] .katex-display')]
-      .filter((d) => d.checkVisibility());
     const d = box && box.querySelector('.katex-display');
     out[s] = box && {
       visible: box.checkVisibility(),
       tex: d ? d.querySelector('annotation').textContent : null,
       marked: d ? d.__marked === true : false,
     };
-    out.shown = shown.length;
   }
   out.mutations = window.__formulaMutations ?? null;
   return out;
